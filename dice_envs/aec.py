@@ -1,0 +1,179 @@
+"""One PettingZoo AEC adapter for every rules core in ``dice_envs``.
+
+:class:`RulesCoreEnv` turns a :class:`dice_envs.core.Game` into a PettingZoo
+``AECEnv``: chance nodes are resolved with the environment's ``np_random`` (so
+``reset(seed=...)`` makes a run reproducible), observations are
+``{"observation": float32 vector, "action_mask": int8 vector}``, and the payoff
+of each seat is paid as the reward on the step that ends the game.
+
+Each game module (``zombie_dice_v0`` and so on) subclasses it only to build its
+``Game`` from keyword arguments and to carry its documentation; :func:`wrap_env`
+adds PettingZoo's standard wrappers.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import Game, GameState, IllegalActionError
+
+
+def wrap_env(raw):
+    """PettingZoo's standard wrappers, as the classic environments use them.
+
+    An illegal action ends the game with reward -1 for the offender
+    (``TerminateIllegalWrapper``) instead of raising.
+    """
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class RulesCoreEnv(AECEnv):
+    """AEC environment over a rules core.
+
+    Args:
+        game: the configured :class:`~dice_envs.core.Game`.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or
+            ``"human"`` (printed after every step).
+        max_cycles: optional limit on the number of player decisions; when hit, all
+            agents are truncated with reward 0.  ``None`` means no limit.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "rules_core", "is_parallelizable": False}
+
+    def __init__(self, game: Game, render_mode: Optional[str] = None, max_cycles: Optional[int] = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1):
+            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self.max_cycles = max_cycles
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = game.observation_bounds()
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self.state_: Optional[GameState] = None
+        self._np_random, _ = seeding.np_random(None)
+        self.log: list[str] = []
+
+    # -- PettingZoo API -------------------------------------------------------------
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.num_moves = 0
+        self.log = []
+        self.state_ = self._resolve_chance(self.game.new_initial_state())
+        self._select_next()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        state = self.state_
+        if state.current_player == seat:
+            mask = state.action_mask()
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": state.observation(seat), "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        state = self.state_
+        try:
+            action = state.check_action(action)
+        except IllegalActionError as err:
+            raise IllegalActionError(f"{agent}: {err}") from None
+        self._cumulative_rewards[agent] = 0
+        if self.render_mode is not None:
+            self.log.append(f"{agent}: {self.game.action_name(action)}")
+        self.state_ = self._resolve_chance(state.apply(action))
+        self.num_moves += 1
+        self.rewards = {a: 0 for a in self.agents}
+        if self.state_.is_terminal():
+            returns = self.state_.returns()
+            for a in self.agents:
+                self.rewards[a] = returns[self.agent_name_mapping[a]]
+                self.terminations[a] = True
+        elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
+            self.truncations = {a: True for a in self.agents}
+        self._select_next()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = "\n".join(self.log[-6:] + [str(self.state_)])
+        self.log.clear()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass
+
+    # -- helpers --------------------------------------------------------------------
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        return self._np_random
+
+    @property
+    def game_state(self) -> GameState:
+        """The current rules-core state (immutable; safe to hand to a solver or policy)."""
+        return self.state_
+
+    def _resolve_chance(self, state: GameState) -> GameState:
+        while state.is_chance_node():
+            outcome = state.sample_chance(self._np_random)
+            if self.render_mode is not None:
+                self.log.append(state.describe_outcome(outcome))
+            state = state.apply(outcome)
+        return state
+
+    def _select_next(self):
+        state = self.state_
+        if state.is_terminal():
+            # Keep pointing at a live agent so the dead-step cycle visits everyone.
+            if getattr(self, "agent_selection", None) not in self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        self.agent_selection = self.possible_agents[state.current_player]
