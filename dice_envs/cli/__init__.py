@@ -1,0 +1,62 @@
+"""The ``dice-envs`` command line (also ``python -m dice_envs``).
+
+Commands are grouped by verb (``solve``, ``play``, ...); each game adds its own
+sub-commands from a module in this package, listed in :data:`GAME_COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Optional, Sequence
+
+VERBS = {
+    "solve": "solve a game exactly and print its ground truth",
+    "play": "play a game in the terminal against a computed strategy",
+}
+
+# Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.
+GAME_COMMANDS = ["dice_envs.cli.zombie_dice"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dice-envs", description="Exactly solved dice games for RL.")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
+    games = {}
+    for verb, help_text in VERBS.items():
+        sub = verbs.add_parser(verb, help=help_text)
+        games[verb] = sub.add_subparsers(dest="game", required=True, metavar="GAME")
+    for name in GAME_COMMANDS:
+        importlib.import_module(name).add_commands(games)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except ValueError as err:
+        parser.exit(2, f"dice-envs: error: {err}\n")
+    except KeyboardInterrupt:
+        return 130
+
+
+def print_json(obj) -> None:
+    """Print one JSON object on stdout (what ``--json`` promises)."""
+    json.dump(obj, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def ask(prompt: str, choices: dict, input_fn=input) -> str:
+    """Prompt until the answer is one of ``choices`` (keys); EOF quits."""
+    while True:
+        try:
+            answer = input_fn(prompt).strip().lower()
+        except EOFError:
+            raise KeyboardInterrupt from None
+        if answer in choices:
+            return choices[answer]
+        print(f"please answer one of: {', '.join(sorted(choices))}")

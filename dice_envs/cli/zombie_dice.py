@@ -1,0 +1,130 @@
+"""``dice-envs solve ayzd`` and ``dice-envs play zombie-dice``."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from . import ask, print_json
+
+
+def add_commands(verbs) -> None:
+    solve = verbs["solve"].add_parser(
+        "ayzd", help="All Yellow Zombie Dice: optimal play and the human-playable policies' gaps"
+    )
+    solve.add_argument("--goal", type=int, default=13, help="score that triggers the last round (13)")
+    solve.add_argument("--score-cap", type=int, default=None, help="grid size (default: 4 x goal)")
+    solve.add_argument(
+        "--official-ending", action="store_true",
+        help="let a player 2 who could win by holding roll on (letter of the rules; not the paper's model)",
+    )
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.add_argument("--plot", metavar="PNG", help="also draw the optimal roll/hold regions to this file")
+    solve.set_defaults(handler=solve_ayzd)
+
+    play = verbs["play"].add_parser("zombie-dice", help="play Zombie Dice against the AYZD-optimal policy")
+    play.add_argument("--variant", choices=["all_yellow", "official"], default="all_yellow")
+    play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
+    play.add_argument("--seed", type=int, default=None)
+    play.set_defaults(handler=play_zombie_dice)
+
+
+def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> dict:
+    """Solve AYZD and score the four human-playable policies exactly (the paper's table)."""
+    from agents import ayzd
+    from agents.zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
+
+    solution = ayzd.solve(goal, score_cap, stop_when_won=stop_when_won)
+    optimal = solution.as_policy()
+    policies = {}
+    for name, policy in HUMAN_POLICIES.items():
+        result = ayzd.head_to_head(policy, optimal, goal, solution.score_cap, stop_when_won).as_dict()
+        if goal == 13:
+            result["published_difference"] = PUBLISHED_DIFFERENCES[name]
+        policies[name] = result
+    return {
+        "game": "all_yellow_zombie_dice",
+        "goal": goal,
+        "score_cap": solution.score_cap,
+        "stop_when_won": stop_when_won,
+        "first_player_win": solution.first_player_win,
+        "seconds": solution.seconds,
+        "policies": policies,
+        "_solution": solution,
+    }
+
+
+def solve_ayzd(args: argparse.Namespace) -> int:
+    report = ayzd_report(args.goal, args.score_cap, not args.official_ending)
+    solution = report.pop("_solution")
+    if args.plot:
+        from agents.plots import plot_ayzd_policy
+
+        plot_ayzd_policy(solution, args.plot)
+        report["plot"] = args.plot
+    if args.json:
+        print_json(report)
+        return 0
+    print_ayzd_table(report)
+    return 0
+
+
+def print_ayzd_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(
+        f"All Yellow Zombie Dice, goal {report['goal']}: optimal first-player win probability "
+        f"[bold]{report['first_player_win']:.6f}[/bold] (solved in {report['seconds']:.2f} s)"
+    )
+    table = Table(title="Human-playable policies against optimal play (exact)")
+    for column in ("policy", "win as first", "win as second", "Difference", "published"):
+        table.add_column(column, justify="right" if column != "policy" else "left")
+    for name, row in report["policies"].items():
+        published = row.get("published_difference")
+        table.add_row(
+            name, f"{row['win_as_first']:.4f}", f"{row['win_as_second']:.4f}", f"{row['difference']:+.4f}",
+            "" if published is None else f"{published:+.4f}",
+        )
+    console.print(table)
+
+
+def play_zombie_dice(args: argparse.Namespace) -> int:
+    """A person against the AYZD-optimal policy, in the terminal."""
+    from agents import ayzd
+    from agents.zombie_agents import PolicyAgent
+    from dice_envs import zombie_dice_v0
+    from dice_envs.zombie_dice import HOLD, ROLL
+
+    env = zombie_dice_v0.raw_env(variant=args.variant, render_mode="ansi")
+    solution = ayzd.solve(env.game.goal)
+    computer = PolicyAgent(solution.as_policy(), rng=np.random.default_rng(args.seed))
+    if args.variant == "official":
+        print("(the computer plays the All Yellow optimal policy; it is not optimal for coloured dice)")
+    env.reset(seed=args.seed)
+    me = env.possible_agents[args.seat]
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        print(env.render())
+        if agent == me:
+            state = env.game_state
+            p, i, j, b, s = state.two_player_view()
+            if state.rolled:
+                hint = f"(win probability if you play on optimally: {solution.value(p, i, j, b, s):.3f})"
+                choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
+            else:
+                input("press Enter to roll ")
+                choice = ROLL
+            env.step(choice)
+        else:
+            action = computer.act(env.game_state)
+            print(f"computer: {env.game.action_name(action)}")
+            env.step(action)
+    print(env.render())
+    print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
+    return 0

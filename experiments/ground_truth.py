@@ -1,0 +1,53 @@
+"""The main job: solve every game, print its ground-truth tables and baseline
+scores, and write them as JSON and plots to ``results/``.
+
+Run it with ``./run main`` (or ``python experiments/ground_truth.py --out DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+
+def write_json(path: str, obj) -> None:
+    """Write ``obj`` as JSON atomically (a temporary file, then a rename)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as tmp:
+        json.dump(obj, tmp, indent=2)
+    os.replace(tmp.name, path)
+
+
+def zombie_dice(out: str) -> dict:
+    from agents.plots import plot_ayzd_policy
+    from dice_envs.cli.zombie_dice import ayzd_report, print_ayzd_table
+
+    report = ayzd_report()
+    solution = report.pop("_solution")
+    print_ayzd_table(report)
+    report["plot"] = plot_ayzd_policy(solution, os.path.join(out, "ayzd_optimal_policy.png"))
+    write_json(os.path.join(out, "ayzd.json"), report)
+    print(f"wrote {out}/ayzd.json and {report['plot']}\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="results", help="directory for JSON and plots (default results/)")
+    parser.add_argument("--only", choices=sorted(JOBS), action="append", help="run only these games")
+    args = parser.parse_args(argv)
+    for name in args.only or JOBS:
+        print(f"== {name} ==")
+        JOBS[name](args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
