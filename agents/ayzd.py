@@ -47,7 +47,7 @@ import numpy as np
 from dice_envs.dice import roll_counts
 from dice_envs.zombie_dice import DICE_PER_ROLL, SHOTGUNS_TO_BUST, YELLOW
 
-from .jeopardy import TurnModel, TurnValues, solve_pairs
+from .jeopardy import ScoreRules, TurnModel, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 
@@ -165,53 +165,35 @@ class Solution:
         return policy
 
 
-def _solve_grid(goal: int, score_cap: int, tables: Optional[np.ndarray], stop_when_won: bool = True) -> Solution:
-    """Go through the score grid from high totals to low, solving each pair exactly.
+class AYZDRules(ScoreRules):
+    """The score grid of two-player AYZD: seat 0 is player 1 (moves first in a round)."""
 
-    ``tables`` (``(2, M, M, T)`` roll probabilities) fixes both players' decisions
-    (policy evaluation); ``None`` lets both maximise (the optimal solution).
-    """
+    num_seats = 2
+
+    def __init__(self, goal: int, score_cap: int, stop_when_won: bool):
+        if score_cap <= goal:
+            raise ValueError(f"score_cap must exceed the goal ({goal}), got {score_cap}")
+        self.goal, self.score_cap, self.stop_when_won = goal, score_cap, stop_when_won
+
+    def terminal_value(self, seat, i, j):
+        # Player 1 to move after a round in which the goal was reached, not tied: game over.
+        over = (seat == 0) & (np.maximum(i, j) >= self.goal) & (i != j)
+        return np.where(over, (i > j).astype(float), np.nan)
+
+    def must_hold(self, seat, i, j, banked):
+        if not self.stop_when_won:
+            return None
+        # Player 2, last in the round, holds as soon as holding wins the game.
+        after = i[None, :] + banked
+        return (seat[None, :] == 1) & (after >= self.goal) & (after > j[None, :])
+
+
+def _solve_grid(goal: int, score_cap: int, tables: Optional[np.ndarray], stop_when_won: bool = True) -> Solution:
+    """Solve (``tables`` None) or evaluate (``(2, M, M, T)`` roll probabilities) the game."""
     t0 = time.perf_counter()
-    if score_cap <= goal:
-        raise ValueError(f"score_cap must exceed the goal ({goal}), got {score_cap}")
-    model = turn_model(score_cap)
-    M, T = score_cap, model.size
-    start = np.zeros((2, M, M))
-    values = np.zeros((2, M, M, T))
-    roll = np.zeros((2, M, M, T))
-    banked = model.banked[:, None]
-    for sigma in range(2 * M - 2, -1, -1):
-        lo, hi = max(0, sigma - M + 1), min(sigma, M - 1)
-        own = np.arange(lo, hi + 1)
-        L = len(own)
-        opp = sigma - own
-        seat = np.repeat([0, 1], L)  # p - 1
-        i = np.concatenate([own, own])
-        j = np.concatenate([opp, opp])
-        partner = np.concatenate([2 * L - 1 - np.arange(L), L - 1 - np.arange(L)])
-        # Holding banks b: the opponent then moves from (j, i + b) in the other seat.
-        k = np.minimum(i[None, :] + banked, M - 1)
-        passes = k == i[None, :]
-        after = start[1 - seat[None, :], j[None, :], k]
-        hold_const = np.where(passes, 0.0, 1.0 - after)
-        hold_coef = passes.astype(float)
-        # Player 1 to move after a round in which the goal was reached: game over.
-        over = (seat == 0) & (np.maximum(i, j) >= goal) & (i != j)
-        fixed = np.where(over, (i > j).astype(float), np.nan)
-        decisions = None if tables is None else tables[seat, i, j].T
-        must_hold = None
-        if stop_when_won:  # player 2 whose hold would win the game holds
-            after_hold = i[None, :] + banked
-            must_hold = (seat[None, :] == 1) & (after_hold >= goal) & (after_hold > j[None, :])
-        S, tv = solve_pairs(
-            model, hold_const, hold_coef, partner, start=0, fixed=fixed, decisions=decisions, must_hold=must_hold
-        )
-        x = 1.0 - S[partner]
-        start[seat, i, j] = S
-        values[seat, i, j] = (tv.const + tv.coef * x[None, :]).T
-        roll[seat, i, j] = tv.roll.T
-        values[seat[over], i[over], j[over]] = S[over][:, None]
-    return Solution(goal, score_cap, start, values, roll, time.perf_counter() - t0)
+    rules = AYZDRules(goal, score_cap, stop_when_won)
+    grid = solve_score_grid(turn_model(score_cap), rules, start_state=0, tables=tables)
+    return Solution(goal, score_cap, grid.start, grid.values, grid.roll, time.perf_counter() - t0)
 
 
 def solve(goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None, stop_when_won: bool = True) -> Solution:

@@ -255,3 +255,93 @@ def solve_pairs(
             return S, tv
         previous = tv.roll
     raise RuntimeError(f"policy iteration did not settle in {max_iterations} iterations")
+
+
+class ScoreRules:
+    """How a jeopardy game's turns connect on the score grid (subclass per game).
+
+    Positions are ``(seat, i, j)``: the mover sits in ``seat`` (seats differ only if
+    the rules treat them differently, e.g. Zombie Dice's last round; a game whose
+    seats are symmetric, like Pig, has one), with banked score ``i`` against ``j``.
+    Holding ``b`` points moves the game to ``(next_seat(seat), j, min(i + b, cap - 1))``
+    and busting to ``(next_seat(seat), j, i)``.
+    """
+
+    num_seats: int = 1
+    score_cap: int
+
+    def next_seat(self, seat: np.ndarray) -> np.ndarray:
+        return (seat + 1) % self.num_seats
+
+    def terminal_value(self, seat: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """The mover's win probability where the game is already over, NaN elsewhere."""
+        raise NotImplementedError
+
+    def must_hold(self, seat: np.ndarray, i: np.ndarray, j: np.ndarray, banked: np.ndarray):
+        """Where the rules make the mover hold (``(T, N)`` bool), or None."""
+        return None
+
+
+@dataclass
+class GridSolution:
+    """Values and decisions on the whole score grid.
+
+    ``start[seat, i, j]``: the mover's win probability at the start of a turn;
+    ``values[seat, i, j, t]`` and ``roll[seat, i, j, t]``: the mover's win probability
+    and probability of rolling in turn state ``t``.
+    """
+
+    start: np.ndarray
+    values: np.ndarray
+    roll: np.ndarray
+
+
+def solve_score_grid(
+    model: TurnModel, rules: ScoreRules, start_state: int = 0, tables: Optional[np.ndarray] = None
+) -> GridSolution:
+    """Solve (or, with ``tables``, evaluate) a two-player jeopardy game exactly.
+
+    Goes through the grid by decreasing total score ``i + j``: holding with points
+    leads to a higher total (already solved), and the positions of one total that
+    pass the turn to each other come in pairs, which :func:`solve_pairs` solves
+    exactly.
+
+    Args:
+        model: the turn chain; ``start_state`` is the turn state a turn begins in.
+        rules: the score grid's rules.
+        tables: ``(num_seats, cap, cap, T)`` probabilities of rolling that fix every
+            decision (policy evaluation); None to let both players maximise.
+    """
+    M, T, seats = rules.score_cap, model.size, rules.num_seats
+    start = np.zeros((seats, M, M))
+    values = np.zeros((seats, M, M, T))
+    roll = np.zeros((seats, M, M, T))
+    banked = model.banked[:, None]
+    for sigma in range(2 * M - 2, -1, -1):
+        lo, hi = max(0, sigma - M + 1), min(sigma, M - 1)
+        L = hi - lo + 1
+        k = np.arange(L)
+        seat = np.repeat(np.arange(seats), L)
+        i = np.tile(lo + k, seats)
+        j = sigma - i
+        partner = rules.next_seat(seat) * L + np.tile(L - 1 - k, seats)
+        # Holding b: the opponent moves next from (j, i + b); with nothing banked
+        # (or at the cap) that is the partner position, whose value is the unknown.
+        after = np.minimum(i[None, :] + banked, M - 1)
+        passes = after == i[None, :]
+        next_start = start[rules.next_seat(seat)[None, :], j[None, :], after]
+        hold_const = np.where(passes, 0.0, 1.0 - next_start)
+        hold_coef = passes.astype(float)
+        fixed = rules.terminal_value(seat, i, j)
+        decisions = None if tables is None else tables[seat, i, j].T
+        must_hold = rules.must_hold(seat, i, j, banked)
+        S, tv = solve_pairs(
+            model, hold_const, hold_coef, partner, start=start_state, fixed=fixed, decisions=decisions,
+            must_hold=must_hold,
+        )
+        x = 1.0 - S[partner]
+        over = ~np.isnan(fixed)
+        start[seat, i, j] = S
+        values[seat, i, j] = np.where(over[None, :], S[None, :], tv.const + tv.coef * x[None, :]).T
+        roll[seat, i, j] = tv.roll.T
+    return GridSolution(start, values, roll)

@@ -15,6 +15,8 @@ from typing import Optional, Sequence
 VERBS = {
     "solve": "solve a game exactly and print its ground truth",
     "play": "play a game in the terminal against a computed strategy",
+    "export-efg": "write a game tree in Gambit's .efg format",
+    "dice": "exact analyses of dice",
 }
 
 # Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.
