@@ -161,6 +161,12 @@ class LiarsDiceGame(Game):
     def new_initial_state(self) -> "LiarsDiceState":
         return LiarsDiceState(self, None, (), False)
 
+    def infoset_label(self, state: "LiarsDiceState", player: int) -> str:
+        """A short name for ``player``'s information state (used in Gambit files)."""
+        dice = " ".join(map(str, state.rolls[player]))
+        bids = " ".join(self.action_name(b)[4:] for b in state.bids) or "-"
+        return f"P{player + 1} dice {dice}; bids {bids}"
+
     def __repr__(self):
         return (
             f"LiarsDiceGame(num_players={self.num_players}, dice_per_player={self.dice_per_player}, "
