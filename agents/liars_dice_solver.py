@@ -111,6 +111,15 @@ class PublicTree:
         self.player = parity
         self.highbit = highbit
         self.num_actions = (B - 1 - highbit) + (nodes > 0)
+        # Full (N, R) arrays: numpy multiplies equal shapes much faster than it broadcasts.
+        self.inv_n = np.repeat((1.0 / self.num_actions)[:, None], R, axis=1)
+        # Float masks: nodes where player p acts, and edges (by child) chosen by p.
+        self.node_mask = [np.repeat((parity == p).astype(float)[:, None], R, axis=1) for p in (0, 1)]
+        self.edge_mask = []
+        for p in (0, 1):
+            mask = self.to_children(self.node_mask[p])
+            mask[0] = 0.0
+            self.edge_mask.append(mask)
         # Payoff tables: truth of bid b for (roll of player 0, roll of player 1).
         counts = np.zeros((R, game.faces), dtype=np.int64)
         for i, roll in enumerate(self.rolls):
@@ -125,37 +134,44 @@ class PublicTree:
                 n += total[:, :, game.faces - 1]
             payoff[b] = np.where(n >= quantity, 1.0, -1.0)
         self.payoff = payoff
-        self.node_of = {}
+        # payoff_t[p][b]: (R_opp, R_self) table to right-multiply opponent weights by.
+        self.payoff_t = [np.ascontiguousarray(payoff.transpose(0, 2, 1)), np.ascontiguousarray(payoff)]
+        self.call_sign = [np.where(self.node_mask[p] > 0, -1.0, 1.0) for p in (0, 1)]
+        for sign in self.call_sign:
+            sign[0] = 0.0
 
     # -- slice passes -----------------------------------------------------------------
 
-    def top_down(self, root: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    def top_down(self, root: np.ndarray, weight: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """``out[c] = out[parent(c)] * weight[c]``, ``out[0] = root``."""
-        out = np.empty_like(weight)
+        out = np.empty_like(weight) if out is None else out
         out[0] = root
         for k in range(self.B):
             lo, hi = 1 << k, 1 << (k + 1)
             np.multiply(out[:lo], weight[lo:hi], out=out[lo:hi])
         return out
 
-    def children_sum(self, x: np.ndarray) -> np.ndarray:
+    def children_sum(self, x: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """``out[m] = sum of x[c]`` over the children ``c`` of ``m`` by a bid."""
-        out = np.zeros_like(x)
+        if out is None:
+            out = np.zeros_like(x)
+        else:
+            out.fill(0.0)
         for k in range(self.B):
             lo, hi = 1 << k, 1 << (k + 1)
             out[:lo] += x[lo:hi]
         return out
 
-    def to_children(self, y: np.ndarray) -> np.ndarray:
+    def to_children(self, y: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
         """``out[c] = y[parent(c)]`` (row 0 copied from ``y[0]``, unused)."""
-        out = np.empty_like(y)
+        out = np.empty_like(y) if out is None else out
         out[0] = y[0]
         for k in range(self.B):
             lo, hi = 1 << k, 1 << (k + 1)
             out[lo:hi] = y[:lo]
         return out
 
-    def call_values(self, opp_weight: np.ndarray, player: int) -> np.ndarray:
+    def call_values(self, opp_weight: np.ndarray, player: int, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Counterfactual value for ``player`` of the call at every node.
 
         ``opp_weight[m, r_o]`` is the probability, including chance, that the
@@ -163,16 +179,15 @@ class PublicTree:
         call probability included when the opponent is the caller).  Returns
         ``(N, R)``: for each own roll, the expected payoff times that weight.
         """
-        out = np.zeros_like(opp_weight)
+        out = np.empty_like(opp_weight) if out is None else out
+        out[0] = 0.0
+        tables = self.payoff_t[player]
         for b in range(self.B):
             lo, hi = 1 << b, 1 << (b + 1)
-            table = self.payoff[b] if player == 0 else self.payoff[b].T  # (R_self, R_opp): +1 bid true
-            out[lo:hi] = opp_weight[lo:hi] @ table.T
+            np.matmul(opp_weight[lo:hi], tables[b], out=out[lo:hi])
         # The bidder wins a true bid: sign +1 where `player` made the last bid,
         # i.e. where the opponent is to act (and is the caller).
-        sign = np.where(self.player == player, -1.0, 1.0)
-        sign[0] = 0.0
-        out *= sign[:, None]
+        out *= self.call_sign[player]
         return out
 
     # -- information states -----------------------------------------------------------
@@ -238,14 +253,16 @@ class TreePolicy:
 
 def _normalise(tree: PublicTree, edge: np.ndarray, call: np.ndarray):
     """Turn non-negative weights into a policy (uniform where all weights are 0)."""
-    total = call + tree.children_sum(edge)
-    n = tree.num_actions.astype(float)[:, None]
-    zero = total <= 0
-    safe = np.where(zero, 1.0, total)
-    call_p = np.where(zero, 1.0 / np.maximum(n, 1), call / safe)
+    total = tree.children_sum(edge)
+    total += call
+    positive = total > 0
+    inv = np.divide(1.0, total, out=np.zeros_like(total), where=positive)
+    uniform = np.where(positive, 0.0, tree.inv_n)
+    call_p = call * inv
+    call_p += uniform
     call_p[0] = 0.0
-    edge_p = edge / tree.to_children(safe)
-    edge_p = np.where(tree.to_children(zero.astype(float)) > 0, 1.0 / tree.to_children(np.maximum(n, 1)), edge_p)
+    edge_p = edge * tree.to_children(inv)
+    edge_p += tree.to_children(uniform)
     edge_p[0] = 0.0
     return edge_p, call_p
 
@@ -255,11 +272,9 @@ def _normalise(tree: PublicTree, edge: np.ndarray, call: np.ndarray):
 
 
 def _masks(tree: PublicTree, player: int):
-    """``(edge mask, node mask)``: edges chosen by ``player``, nodes where ``player`` acts."""
-    node_mask = tree.player == player
-    edge_mask = tree.to_children(node_mask[:, None].astype(np.int8))[:, 0].astype(bool)
-    edge_mask[0] = False
-    return edge_mask[:, None], node_mask[:, None]
+    """``(edge mask, node mask)`` as ``(N, 1)`` booleans: edges chosen by ``player``
+    (indexed by child), nodes where ``player`` acts."""
+    return tree.edge_mask[player] > 0, tree.node_mask[player] > 0
 
 
 def _opponent_terminal_weight(tree: PublicTree, policy: TreePolicy, player: int):
@@ -274,8 +289,8 @@ def best_response_value(tree: PublicTree, policy: TreePolicy, player: int) -> fl
     """Expected payoff of ``player``'s best response to ``policy`` of the other player."""
     _, term = _opponent_terminal_weight(tree, policy, player)
     q_call = tree.call_values(term, player)
-    mine = (tree.player == player)[:, None]
-    v = np.where(mine, q_call, q_call)
+    mine = tree.node_mask[player] > 0
+    v = q_call
     if player == 0:
         v[0] = -np.inf  # no call at the root; the best bid decides
     for k in range(tree.B - 1, -1, -1):
@@ -401,12 +416,15 @@ class CFRSolver:
         self.reg_call = np.zeros(shape)
         self.avg_edge = np.zeros(shape)
         self.avg_call = np.zeros(shape)
+        self.sig_edge = np.zeros(shape)
+        self.sig_call = np.zeros(shape)
+        self._buf = [np.zeros(shape) for _ in range(5)]
         self.iteration = 0
-        self._masks = [_masks(tree, 0), _masks(tree, 1)]
 
     def current_policy(self) -> TreePolicy:
-        edge, call = _normalise(self.tree, np.maximum(self.reg_edge, 0), np.maximum(self.reg_call, 0))
-        return TreePolicy(self.tree, edge, call)
+        """The regret-matching policy of the current iteration (a copy)."""
+        self._regret_matching()
+        return TreePolicy(self.tree, self.sig_edge.copy(), self.sig_call.copy())
 
     def average_policy(self) -> TreePolicy:
         if self.iteration == 0:
@@ -414,32 +432,73 @@ class CFRSolver:
         edge, call = _normalise(self.tree, self.avg_edge, self.avg_call)
         return TreePolicy(self.tree, edge, call)
 
+    # All the work below is done in preallocated buffers: allocating and freeing
+    # large temporaries every iteration costs more than the arithmetic.
+
+    def _regret_matching(self) -> None:
+        tree, E, C = self.tree, self.sig_edge, self.sig_call
+        total, inv, uniform, tmp = self._buf[:4]
+        np.maximum(self.reg_edge, 0, out=E)
+        np.maximum(self.reg_call, 0, out=C)
+        tree.children_sum(E, out=total)
+        total += C
+        np.sign(total, out=uniform)  # 1 where some regret is positive, else 0
+        np.maximum(total, np.finfo(float).tiny, out=inv)
+        np.divide(1.0, inv, out=inv)
+        inv *= uniform
+        np.subtract(1.0, uniform, out=uniform)
+        uniform *= tree.inv_n
+        C *= inv
+        C += uniform
+        C[0] = 0.0
+        E *= tree.to_children(inv, out=tmp)
+        E += tree.to_children(uniform, out=tmp)
+        E[0] = 0.0
+
     def _update(self, player: int, weight: float) -> None:
         tree = self.tree
-        sigma = self.current_policy()
-        e_me, n_me = self._masks[player]
-        _, term = _opponent_terminal_weight(tree, sigma, player)
-        q_call = tree.call_values(term, player)
-        own_call = np.where(n_me, sigma.call, 1.0)
-        own_edge = np.where(e_me, sigma.edge, 1.0)
-        v = q_call * own_call
+        self._regret_matching()
+        E, C = self.sig_edge, self.sig_call
+        w, term, q_call, v, own_edge = self._buf[:5]
+        em, nm = tree.edge_mask[player], tree.node_mask[player]
+        eo, no = tree.edge_mask[1 - player], tree.node_mask[1 - player]
+        # Chance x opponent reach, and its weight at each call terminal.
+        np.multiply(E, eo, out=w)
+        w += em
+        tree.top_down(tree.prior, w, out=term)
+        np.multiply(C, no, out=w)
+        w += nm
+        term *= w
+        tree.call_values(term, player, out=q_call)
+        # Counterfactual values of this player's information states, bottom-up.
+        np.multiply(C, nm, out=w)
+        w += no
+        np.multiply(q_call, w, out=v)
+        np.multiply(E, em, out=own_edge)
+        own_edge += eo
         for k in range(tree.B - 1, -1, -1):
             lo, hi = 1 << k, 1 << (k + 1)
-            v[:lo] += v[lo:hi] * own_edge[lo:hi]
+            np.multiply(v[lo:hi], own_edge[lo:hi], out=term[lo:hi])
+            v[:lo] += term[lo:hi]
         # Instantaneous regrets at this player's information states.
-        parent_v = tree.to_children(v)
-        inst_edge = np.where(e_me, v - parent_v, 0.0)
-        inst_call = np.where(n_me, q_call - v, 0.0)
-        inst_call[0] = 0.0
-        self.reg_edge += inst_edge
-        self.reg_call += inst_call
+        tree.to_children(v, out=w)
+        np.subtract(v, w, out=w)
+        w *= em
+        self.reg_edge += w
+        np.subtract(q_call, v, out=w)
+        w *= nm
+        w[0] = 0.0
+        self.reg_call += w
         if self.plus:
             np.maximum(self.reg_edge, 0, out=self.reg_edge)
             np.maximum(self.reg_call, 0, out=self.reg_call)
         # Average strategy, weighted by own reach.
-        reach = tree.top_down(np.ones(tree.R), own_edge)
-        self.avg_edge += weight * np.where(e_me, reach, 0.0)
-        self.avg_call += weight * np.where(n_me, reach * sigma.call, 0.0)
+        reach = tree.top_down(weight, own_edge, out=term)
+        np.multiply(reach, C, out=w)
+        w *= nm
+        self.avg_call += w
+        reach *= em
+        self.avg_edge += reach
 
     def iterate(self, n: int = 1) -> None:
         for _ in range(n):
