@@ -668,3 +668,21 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
         return None
     return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, meta["iterations"],
                        meta["seconds"], [tuple(h) for h in meta["history"]], cached=True)
+
+
+def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,
+                      num_points: int = 40) -> List[tuple]:
+    """``[(iteration, exploitability, seconds), ...]`` at about ``num_points``
+    log-spaced iterations up to ``iterations`` (the exploitability of the average
+    policy, computed exactly; the seconds exclude the evaluations)."""
+    if algorithm not in ("cfr+", "cfr"):
+        raise ValueError(f"algorithm must be 'cfr+' or 'cfr', got {algorithm!r}")
+    solver = CFRSolver(game, plus=(algorithm == "cfr+"))
+    marks = sorted(set(np.unique(np.geomspace(1, iterations, num_points).round().astype(int)).tolist()))
+    out, spent = [], 0.0
+    for mark in marks:
+        t0 = time.perf_counter()
+        solver.iterate(mark - solver.iteration)
+        spent += time.perf_counter() - t0
+        out.append((mark, solver.evaluate().exploitability, spent))
+    return out

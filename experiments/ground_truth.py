@@ -35,7 +35,27 @@ def zombie_dice(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice}
+def liars_dice(out: str) -> dict:
+    from agents.liars_dice_plots import plot_convergence
+    from agents.liars_dice_solver import convergence_curve
+    from dice_envs.cli.liars_dice import print_values_table, values_report
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    report = values_report()
+    print_values_table(report)
+    game = LiarsDiceGame(faces=6, wild=True)
+    curves = {name: convergence_curve(game, name, 2000) for name in ("cfr", "cfr+")}
+    report["convergence_six_faces_wild"] = {k: [list(p) for p in v] for k, v in curves.items()}
+    report["plot"] = plot_convergence(
+        {name.upper(): c for name, c in curves.items()}, os.path.join(out, "liars_dice_convergence.png"),
+        "Liar's Dice, one 6-sided die each, 6s wild: CFR vs CFR+",
+    )
+    write_json(os.path.join(out, "liars_dice.json"), report)
+    print(f"wrote {out}/liars_dice.json and {report['plot']}\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "liars_dice": liars_dice}
 
 
 def main(argv=None) -> int:

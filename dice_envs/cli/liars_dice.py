@@ -172,3 +172,49 @@ def _ask_action(state, input_fn) -> int:
         if action in legal:
             return action
         print("that is not legal here; legal: " + ", ".join(game.action_name(a) for a in legal))
+
+
+OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die each, 6s wild)
+
+
+def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
+    """Game values for one die each, with and without the wild face: CFR+ to
+    ``exploitability``, cross-checked by the sequence-form LP (exact up to the
+    LP's tolerance) when ``lp``."""
+    from fractions import Fraction
+
+    rows = []
+    for wild in (False, True):
+        for f in faces:
+            row = solve_report(f, 1, wild, exploitability, lp=lp)
+            if lp:
+                value = row["lp_value_first_player"]
+                guess = Fraction(value).limit_denominator(1000)
+                row["lp_value_fraction"] = str(guess) if abs(float(guess) - value) < 1e-9 else None
+                row["cfr_minus_lp"] = row["value_first_player"] - value
+            if wild and f == 6:
+                row["openspiel_value"] = OPENSPIEL_VALUE_SIX_WILD
+            rows.append(row)
+    return {"game": "liars_dice", "dice_per_player": 1, "target_exploitability": exploitability, "rows": rows}
+
+
+def print_values_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
+    for column in ("F", "wild", "CFR+", "expl.", "iters", "s", "LP", "exact", "published"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["rows"]:
+        published = row.get("openspiel_value")
+        table.add_row(
+            str(row["faces"]), "yes" if row["wild"] else "no", f"{row['value_first_player']:+.6f}",
+            f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
+            f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
+            row.get("lp_value_fraction") or "",
+            "" if published is None else "-7/258",
+        )
+    Console(width=max(Console().width, 90)).print(table)
+    print("CFR+: average policy at exploitability (NashConv/2) <= "
+          f"{report['target_exploitability']:g}; LP: sequence-form LP; exact: the LP value as a fraction "
+          "(when within 1e-9); published: OpenSpiel's liars_dice.")
