@@ -29,9 +29,11 @@ from dice_envs.liars_dice import LiarsDiceGame, seed_game
 
 OPENSPIEL_VALUE = Fraction(-7, 258)  # liars_dice, one 6-sided die each, 6s wild
 
-# Exact values for one die each (no wild face): the sequence-form LP's values,
-# which equal these simple fractions to 1e-12.
+# Exact values for one die each: the sequence-form LP's values, proven exactly by
+# certify_value (the rounded LP profile's two best responses, in exact arithmetic,
+# meet at this fraction).
 LP_VALUES = {2: Fraction(0), 3: Fraction(-1, 9), 4: Fraction(-1, 8), 5: Fraction(-3, 25), 6: Fraction(-1, 9)}
+LP_WILD_VALUES = {2: Fraction(1, 2), 3: Fraction(1, 9), 4: Fraction(1, 16), 5: Fraction(1, 125), 6: OPENSPIEL_VALUE}
 
 
 # -- the published value ---------------------------------------------------------------------------
@@ -49,20 +51,26 @@ def test_openspiel_value_six_faces_wild_cfr_plus():
 @pytest.mark.slow
 @pytest.mark.parametrize("wild, value", [(True, OPENSPIEL_VALUE), (False, LP_VALUES[6])], ids=["wild", "plain"])
 def test_six_faces_lp(wild, value):
-    """The sequence-form LP on the full 294,877-node tree (about 5 s each)."""
-    lp = solve_lp(build_tree(LiarsDiceGame(faces=6, wild=wild)))
+    """The sequence-form LP on the full 294,877-node tree, and an exact proof of the
+    value from its rounded profile (about 12 s each)."""
+    tree = build_tree(LiarsDiceGame(faces=6, wild=wild))
+    lp = solve_lp(tree)
     assert abs(lp.value - float(value)) < 1e-9
+    assert generic.certify_value(tree, lp.policy) == (value, value)
 
 
 # -- exact values without the wild face --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("faces", [2, 3, 4, 5])
-def test_lp_values_and_cfr_agree(faces):
-    game = LiarsDiceGame(faces=faces)
+@pytest.mark.parametrize("wild", [False, True], ids=["plain", "wild"])
+def test_lp_values_and_cfr_agree(faces, wild):
+    game = LiarsDiceGame(faces=faces, wild=wild)
     tree = build_tree(game)
     lp = solve_lp(tree)
-    assert abs(lp.value - float(LP_VALUES[faces])) < 1e-9
+    value = (LP_WILD_VALUES if wild else LP_VALUES)[faces]
+    assert abs(lp.value - float(value)) < 1e-9
+    assert generic.certify_value(tree, lp.policy) == (value, value)  # a proof, in fractions
     assert generic.exploitability(tree, lp.policy) < 1e-8  # the LP's profile is an equilibrium
     result = solve(game, target_exploitability=1e-4)
     assert result.exploitability <= 1e-4
@@ -77,9 +85,8 @@ def test_six_faces_no_wild_cfr():
 
 def test_seed_bid_space_has_the_same_value():
     """Bids on more dice than exist only lose when called: the seed's bigger tree has the same value."""
-    assert abs(solve_lp(build_tree(seed_game(3))).value - float(LP_VALUES[3])) < 1e-9
-    result = solve(seed_game(4), target_exploitability=1e-3)  # 2**16 public nodes, 2,097,137 tree nodes
-    assert abs(result.value_first_player - float(LP_VALUES[4])) <= 2 * result.exploitability
+    tree = build_tree(seed_game(3))
+    assert generic.certify_value(tree, solve_lp(tree).policy) == (LP_VALUES[3], LP_VALUES[3])
 
 
 def test_two_dice_each_lp_and_cfr_agree():

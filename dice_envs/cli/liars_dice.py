@@ -73,9 +73,15 @@ def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitabili
         from agents.game_tree import build_tree
         from agents.sequence_form import solve_lp
 
-        lp_result = solve_lp(build_tree(game))
+        from agents.exploitability import certify_value
+
+        tree = build_tree(game)
+        lp_result = solve_lp(tree)
         report["lp_value_first_player"] = lp_result.value
         report["lp_seconds"] = lp_result.seconds
+        lower, upper = certify_value(tree, lp_result.policy)
+        report["exact_value"] = str(lower) if lower == upper else None
+        report["exact_bounds"] = [str(lower), str(upper)]
     return report
 
 
@@ -94,6 +100,8 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     print(f"  {args.algorithm} iterations   {report['iterations']}, {report['seconds']:.2f} s")
     if "lp_value_first_player" in report:
         print(f"  sequence-form LP      {report['lp_value_first_player']:+.6f} ({report['lp_seconds']:.2f} s)")
+        if report["exact_value"] is not None:
+            print(f"  exact value (proven)  {report['exact_value']}")
     return 0
 
 
@@ -179,19 +187,14 @@ OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die e
 
 def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
     """Game values for one die each, with and without the wild face: CFR+ to
-    ``exploitability``, cross-checked by the sequence-form LP (exact up to the
-    LP's tolerance) when ``lp``."""
-    from fractions import Fraction
-
+    ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
+    rounded profile then proves the exact value (:func:`agents.exploitability.certify_value`)."""
     rows = []
     for wild in (False, True):
         for f in faces:
             row = solve_report(f, 1, wild, exploitability, lp=lp)
             if lp:
-                value = row["lp_value_first_player"]
-                guess = Fraction(value).limit_denominator(1000)
-                row["lp_value_fraction"] = str(guess) if abs(float(guess) - value) < 1e-9 else None
-                row["cfr_minus_lp"] = row["value_first_player"] - value
+                row["cfr_minus_lp"] = row["value_first_player"] - row["lp_value_first_player"]
             if wild and f == 6:
                 row["openspiel_value"] = OPENSPIEL_VALUE_SIX_WILD
             rows.append(row)
@@ -211,10 +214,10 @@ def print_values_table(report: dict) -> None:
             str(row["faces"]), "yes" if row["wild"] else "no", f"{row['value_first_player']:+.6f}",
             f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
             f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
-            row.get("lp_value_fraction") or "",
+            row.get("exact_value") or "",
             "" if published is None else "-7/258",
         )
     Console(width=max(Console().width, 90)).print(table)
-    print("CFR+: average policy at exploitability (NashConv/2) <= "
-          f"{report['target_exploitability']:g}; LP: sequence-form LP; exact: the LP value as a fraction "
-          "(when within 1e-9); published: OpenSpiel's liars_dice.")
+    print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
+          "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
+          "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")
