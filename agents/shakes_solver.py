@@ -390,3 +390,37 @@ def reference_value(num_players: int, policy, objective: str = "win") -> Fractio
         return total
 
     return value(((0, 0),) * num_players)
+
+
+def competitive_outcome(num_players: int) -> dict:
+    """Competitive variant, everyone always arguing (the seed's play): the exact
+    probability that the table's patients run out before anyone saves 3 (a draw),
+    each seat's win probability (equal by symmetry), and the expected number of
+    patients treated."""
+    rules = ShakesRules(num_players, "competitive")
+    model = ShakesModel(num_players, efficacies=rules.efficacies)
+    model.add_dice_rule()
+    mass = np.zeros(1)
+    mass[0] = 1.0
+    decided, patients_used = 0.0, 0.0
+    for level in model.levels:
+        over = model.pair_s[level.rows].max(axis=1) >= 3
+        decided += mass[over].sum()
+        patients_used += level.treated * mass[over].sum()
+        if level.successors is None:
+            break
+        live = np.where(over, 0.0, mass)
+        pi, p = level.choices["dice_rule"], level.success
+        flow = live[:, None] * pi
+        nxt = np.zeros(len(model.levels[level.treated + 1].rows))
+        np.add.at(nxt, level.successors[:, :, 1].ravel(), (flow * p).ravel())
+        np.add.at(nxt, level.successors[:, :, 0].ravel(), (flow * (1 - p)).ravel())
+        mass = nxt
+    draw = 1.0 - decided
+    return {
+        "players": rules.num_players,
+        "patients": rules.patients,
+        "draw": float(draw),
+        "each_seat_wins": float(decided / rules.num_players),
+        "expected_patients_treated": float(patients_used + draw * rules.patients),
+    }

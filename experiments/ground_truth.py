@@ -35,7 +35,23 @@ def zombie_dice(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice}
+def shakes(out: str) -> dict:
+    from agents.shakes_solver import competitive_outcome
+    from dice_envs.cli.shakes import print_shakes_table, shakes_report
+
+    reports = [shakes_report(players) for players in range(2, 7)]
+    print_shakes_table(reports)
+    competitive = [competitive_outcome(players) for players in range(2, 7)]
+    for row in competitive:
+        print(f"competitive, {row['players']} players, everyone argues: draw {row['draw']:.4f}, "
+              f"each seat wins {row['each_seat_wins']:.4f}")
+    result = {"court": reports, "competitive": competitive}
+    write_json(os.path.join(out, "shakes.json"), result)
+    print(f"wrote {out}/shakes.json\n")
+    return result
+
+
+JOBS = {"zombie_dice": zombie_dice, "shakes": shakes}
 
 
 def main(argv=None) -> int:
