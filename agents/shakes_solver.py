@@ -165,6 +165,13 @@ class ShakesModel:
 
     def locate(self, record):
         """``(level, index, slot_of_treatment)`` for an ordered record."""
+        record = tuple(tuple(int(x) for x in pair) for pair in record)
+        total = sum(t for t, _ in record)
+        if len(record) != self.num_players or not all(0 <= s <= t for t, s in record) or total > self.patients:
+            raise ValueError(
+                f"record {record!r} is not a state of this game: need {self.num_players} (treated, saved) "
+                f"pairs with 0 <= saved <= treated and at most {self.patients} treated in all"
+            )
         idx = np.array([[pair_index(t, s) for t, s in record]], dtype=np.int64)
         order = np.argsort(-idx[0], kind="stable")
         level = self.levels[sum(t for t, _ in record)]
@@ -207,6 +214,8 @@ class Solution:
 
         def play(efficacies, record):
             level, i, slot = model.locate(record)
+            if name not in level.choices:
+                raise ValueError(f"no choice for policy {name!r} at {record!r} (the game is over or it was not solved)")
             probs = level.choices[name][i][slot]
             idx = [pair_index(t, s) for t, s in record]
             # Identical records are interchangeable: share their slots' probability evenly.
@@ -324,13 +333,14 @@ def _best_choice_rate(model: ShakesModel, name: str) -> float:
     return float(total / model.patients)
 
 
-def dice_vs_thompson(model: ShakesModel) -> dict:
+def dice_vs_thompson(model: ShakesModel, reach: float = 1e-3) -> dict:
     """How close the dice rule's choice probabilities are to exact Thompson sampling's.
 
     Total variation ``TV = 1/2 sum_i |dice_i - thompson_i|`` per state, averaged over
     the patients with the states weighted by how likely the dice rule is to reach
     them (``mean_tv``), its largest value over states the dice rule reaches with
-    probability >= 1e-6 (``max_tv``), and the mean TV at each patient number.
+    probability >= ``reach`` (``max_tv``, with that state as ``worst_state``), and
+    the mean TV at each patient number (``tv_by_patient``).
     """
     mass = occupancy(model, "dice_rule")
     per_patient, max_tv, worst, worst_detail = [], 0.0, None, None
@@ -338,7 +348,7 @@ def dice_vs_thompson(model: ShakesModel) -> dict:
         tv = 0.5 * np.abs(level.choices["dice_rule"] - level.choices["thompson"]).sum(axis=1)
         w = mass[level.treated]
         per_patient.append(float((w * tv).sum()))
-        reached = w >= 1e-6
+        reached = w >= reach
         if reached.any():
             j = int(np.argmax(np.where(reached, tv, -1)))
             if tv[j] > max_tv:
@@ -355,6 +365,7 @@ def dice_vs_thompson(model: ShakesModel) -> dict:
     return {
         "mean_tv": float(np.mean(per_patient)),
         "max_tv": max_tv,
+        "max_tv_reach": reach,
         "tv_by_patient": per_patient,
         "worst_state": worst_detail,
     }

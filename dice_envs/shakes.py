@@ -330,7 +330,7 @@ class ShakesState(GameState):
         if self.phase == TREAT:
             who = self.patient_to
             result = "saved" if outcome <= self.efficacies[who] else "lost"
-            return f"treatment {who} rolls {outcome}: patient {result}"
+            return f"{self._label(who)} rolls {outcome} for the patient: {result}"
         strengths = ", ".join(f"player_{m}: {v}" for m, v in zip(self.contenders, outcome))
         return f"argument strengths: {strengths}"
 
@@ -364,13 +364,16 @@ class ShakesState(GameState):
 
     # -- views ------------------------------------------------------------------------
 
+    def _label(self, i: int) -> str:
+        return f"player_{i}" if self.game.num_players > 1 else f"treatment {i}"
+
     def _record_lines(self):
         lines = []
         for i in range(self.rules.num_players):
             card = ""
             if self.phase == OVER and self.efficacies is not None:
                 card = f" (efficacy {self.efficacies[i]})"
-            lines.append(f"treatment {i}: treated {self.treated[i]:2d}, saved {self.saved[i]:2d}{card}")
+            lines.append(f"{self._label(i)}: treated {self.treated[i]:2d}, saved {self.saved[i]:2d}{card}")
         left = self.patients_left
         lines.append(
             f"saved {self.total_saved} of {self.total_treated}"
