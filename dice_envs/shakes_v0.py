@@ -38,7 +38,7 @@ highest efficacy knows it, so the joint policy "argue if and only if your card
 is the highest" gives every patient the best treatment: that is the
 full-information optimum, an upper bound on any policy, so it is optimal (team
 win probability `P(Binomial(patients, e_max / 6) >= threshold)`, e.g. 0.806 with
-2 players and 0.978 with 6; `agents.shakes_policies.argue_if_best`).  The seed's
+2 players and 0.996 with 4 to 6; `agents.shakes_policies.argue_if_best`).  The seed's
 play (everyone always argues) is the dice rule, and is worth much less (see the
 README's table).  In the competitive variant all cards show 3, so cards carry no
 information; the seed's play is for everyone to argue.
