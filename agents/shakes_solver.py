@@ -435,3 +435,68 @@ def competitive_outcome(num_players: int) -> dict:
         "each_seat_wins": float(decided / rules.num_players),
         "expected_patients_treated": float(patients_used + draw * rules.patients),
     }
+
+
+def competitive_best_response(num_players: int) -> dict:
+    """Competitive variant: is always arguing a best response when everyone else argues?
+
+    Solves seat 0's single-agent problem exactly (others always argue; ties and
+    treatment by the rules) by recursion over ``(own record, others' records)``,
+    and returns seat 0's expected reward (+1 win, -1 loss, 0 draw) under always
+    arguing and under its best response, and the number of states where yielding
+    is strictly better.  Feasible for 2 and 3 players.
+    """
+    rules = ShakesRules(num_players, "competitive")
+    if rules.num_players > 3:
+        raise ValueError(f"num_players must be 2 or 3 for this check, got {num_players!r}")
+    from .shakes_argument import win_probabilities
+
+    patients, goal = rules.patients, 3
+    yield_better = set()
+
+    @lru_cache(maxsize=None)
+    def argue_odds(pairs):
+        dists = [[(v, float(p)) for v, p in strength_distribution(t, s)] for t, s in pairs]
+        return win_probabilities(dists)
+
+    @lru_cache(maxsize=None)
+    def value(me, others, best):
+        if me[1] >= goal:
+            return 1.0
+        if any(s >= goal for _, s in others):
+            return -1.0
+        if me[0] + sum(t for t, _ in others) >= patients:
+            return 0.0
+
+        def after(who_probs):
+            total = 0.0
+            for who, p in who_probs:
+                if who == 0:
+                    a, b = (me[0] + 1, me[1] + 1), (me[0] + 1, me[1])
+                    outcomes = [(a, others), (b, others)]
+                else:
+                    j = who - 1
+                    t, s = others[j]
+                    outcomes = [
+                        (me, tuple(sorted(others[:j] + ((t + 1, s + 1),) + others[j + 1 :]))),
+                        (me, tuple(sorted(others[:j] + ((t + 1, s),) + others[j + 1 :]))),
+                    ]
+                for m, o in outcomes:
+                    total += p * 0.5 * value(m, o, best)
+            return total
+
+        argue = after(enumerate(argue_odds((me,) + others)))
+        if not best:
+            return argue
+        odds = argue_odds(others) if len(others) > 1 else (1.0,)
+        yielded = after((j + 1, p) for j, p in enumerate(odds))
+        if yielded > argue + 1e-12:
+            yield_better.add((me, others))
+            return yielded
+        return argue
+
+    start = ((0, 0), tuple(((0, 0),) * (rules.num_players - 1)))
+    always = value(*start, False)
+    best = value(*start, True)
+    return {"players": rules.num_players, "always_argue_value": always, "best_response_value": best,
+            "states_where_yielding_is_better": len(yield_better)}

@@ -41,7 +41,11 @@ win probability `P(Binomial(patients, e_max / 6) >= threshold)`, e.g. 0.806 with
 2 players and 0.996 with 4 to 6; `agents.shakes_policies.argue_if_best`).  The seed's
 play (everyone always argues) is the dice rule, and is worth much less (see the
 README's table).  In the competitive variant all cards show 3, so cards carry no
-information; the seed's play is for everyone to argue.
+information; the seed's play is for everyone to argue, and with 2 and 3 players
+that is an equilibrium: against everyone else arguing, yielding is never strictly
+better in any state (`agents.shakes_solver.competitive_best_response`, exact).
+With everyone arguing, the game is a draw (nobody saves 3 before the patients run
+out) with probability 0.066, 0.129, 0.028, 0.048, 0.072 for 2 to 6 players.
 
 ### Arguments
 

@@ -184,3 +184,16 @@ def test_cli_bad_players(capsys):
         cli_main(["solve", "shakes", "--players", "9"])
     assert exit_info.value.code == 2
     assert "--players must be an integer from 2 to 6" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_competitive_always_argue_is_a_best_response(n):
+    from agents.shakes_solver import competitive_best_response, competitive_outcome
+
+    outcome = competitive_outcome(n)
+    check = competitive_best_response(n)
+    win = outcome["each_seat_wins"]
+    lose = 1 - outcome["draw"] - win
+    assert check["always_argue_value"] == pytest.approx(win - lose, abs=1e-12)
+    assert check["best_response_value"] == pytest.approx(check["always_argue_value"], abs=1e-12)
+    assert check["states_where_yielding_is_better"] == 0
