@@ -56,6 +56,17 @@ reading as an option where it is cheap):
 * **Rewards.**  A team win pays 1 (0 for a loss) so that the expected return is the
   team-win probability; ``objective="saved"`` pays the number of patients saved.
   The competitive winner gets +1, the others -1.
+* **"Optimal".**  The seed's goal is a team win, so the Bayes-optimal court policy
+  maximises the team-win probability by default; the seed's background section
+  speaks of maximising the patients saved, which is ``objective="saved"``.
+* **Which Thompson sampling.**  The argument is Thompson sampling under a uniform
+  prior on each efficacy; the game's true prior is a shuffle of a known multiset.
+  "Thompson" in :mod:`agents.shakes_policies` is exact Thompson sampling under the
+  true prior, and the dice rule is measured against it.
+* **The dice rule as a court policy** gives each treatment the probability that
+  its maester wins the argument when everyone argues (the seed's play).
+* The seed's "argue all at once or one at a time, in any order" does not change
+  the outcome (the rolls are independent); the rules core rolls all at once.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def zombie_dice(out: str) -> dict:
 
 
 def shakes(out: str) -> dict:
-    from agents.shakes_solver import competitive_outcome
+    from agents.shakes_solver import competitive_best_response, competitive_outcome
     from dice_envs.cli.shakes import print_shakes_table, shakes_report
 
     reports = [shakes_report(players) for players in range(2, 7)]
@@ -45,7 +45,11 @@ def shakes(out: str) -> dict:
     for row in competitive:
         print(f"competitive, {row['players']} players, everyone argues: draw {row['draw']:.4f}, "
               f"each seat wins {row['each_seat_wins']:.4f}")
-    result = {"court": reports, "competitive": competitive}
+    checks = [competitive_best_response(players) for players in (2, 3)]
+    for row in checks:
+        print(f"competitive, {row['players']} players: states where yielding beats arguing against "
+              f"everyone arguing: {row['states_where_yielding_is_better']}")
+    result = {"court": reports, "competitive": competitive, "competitive_best_response": checks}
     write_json(os.path.join(out, "shakes.json"), result)
     print(f"wrote {out}/shakes.json\n")
     return result
