@@ -143,10 +143,13 @@ def test_observations_hide_the_cards():
 @given(
     seed=st.integers(0, 2**31 - 1),
     n=st.integers(2, 6),
-    mode=st.sampled_from(["court", "maesters", "competitive"]),
+    mode=st.sampled_from(["court", "maesters", "competitive", "until_winner"]),
 )
 def test_random_play_invariants(seed, n, mode):
-    kwargs = {"competitive": dict(mode="maesters", variant="competitive")}.get(mode, dict(mode=mode))
+    kwargs = {
+        "competitive": dict(mode="maesters", variant="competitive"),
+        "until_winner": dict(mode="maesters", variant="competitive", until_winner=True),
+    }.get(mode, dict(mode=mode))
     env = shakes_v0.raw_env(num_players=n, **kwargs)
     game = env.game
     space = env.observation_space(env.possible_agents[0])["observation"]
@@ -167,6 +170,8 @@ def test_random_play_invariants(seed, n, mode):
         state = state.apply(int(rng.choice(state.legal_actions())))
     assert state.is_terminal()
     rules = game.rules
+    if rules.until_winner:
+        assert state.winner is not None
     if rules.competitive:
         assert state.winner is not None or state.total_treated == rules.patients
         assert sum(state.returns()) in (0.0, 2.0 - n)
@@ -205,3 +210,11 @@ def test_bad_chance_outcomes_raise():
     state = state.apply((4, 1, 1)).apply(0)
     with pytest.raises(ValueError, match="d6"):
         state.apply(7)
+
+
+@given(st.one_of(st.integers(-10, 1), st.integers(7, 100), st.floats(), st.text(max_size=3)))
+def test_any_bad_player_count_raises(num_players):
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 6"):
+        shakes_v0.raw_env(num_players=num_players)
+    with pytest.raises(ValueError, match="num_players"):
+        shakes_v0.raw_env(num_players=num_players, mode="maesters")
