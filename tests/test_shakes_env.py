@@ -129,3 +129,18 @@ def test_competitive_draw_probability_matches_monte_carlo():
     _assert_close(draws, exact["draw"])
     for seat in range(3):
         _assert_close((returns[:, seat] == 1).astype(float), exact["each_seat_wins"])
+
+
+def test_env_pickles_and_copies():
+    import copy
+    import pickle
+
+    env = shakes_v0.env(num_players=4, mode="maesters")
+    env.reset(seed=5)
+    for _ in range(9):
+        env.step(ARGUE)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.unwrapped.game_state.record == env.unwrapped.game_state.record
+    assert copy.deepcopy(env).unwrapped.game_state.efficacies == env.unwrapped.game_state.efficacies
+    with pytest.raises(IllegalActionError, match="action space"):
+        env.step(2)
