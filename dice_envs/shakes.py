@@ -72,7 +72,6 @@ reading as an option where it is cheap):
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
