@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import pettingzoo
 
-from . import zombie_dice_v0
+from . import pig_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
 all_environments = {
     "zombie_dice_v0": zombie_dice_v0,
+    "pig_v0": pig_v0,
 }
 
 
@@ -34,4 +35,4 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["all_environments", "zombie_dice_v0", "__version__"]
+__all__ = ["all_environments", "pig_v0", "zombie_dice_v0", "__version__"]
