@@ -35,7 +35,20 @@ def zombie_dice(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice}
+def pig(out: str) -> dict:
+    from agents.pig_plots import plot_pig_policy
+    from dice_envs.cli.pig import pig_report, print_pig_table
+
+    report = pig_report()
+    solution = report.pop("_solution")
+    print_pig_table(report)
+    report["plot"] = plot_pig_policy(solution, os.path.join(out, "pig_optimal_policy.png"))
+    write_json(os.path.join(out, "pig.json"), report)
+    print(f"wrote {out}/pig.json and {report['plot']}\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "pig": pig}
 
 
 def main(argv=None) -> int:
