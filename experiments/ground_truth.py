@@ -48,7 +48,22 @@ def pig(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice, "pig": pig}
+def tatham(out: str) -> dict:
+    from agents.tatham_plots import plot_fault_sensitivity
+    from dice_envs.cli.tatham import print_tatham_tables
+    from dice_envs.tatham import report as tatham_report
+
+    report = tatham_report()
+    print_tatham_tables(report)
+    if not report["all_checks_passed"]:
+        raise SystemExit("Tatham's dice: an exact check failed (see the table above)")
+    report["plot"] = plot_fault_sensitivity(os.path.join(out, "tatham_fault_sensitivity.png"))
+    write_json(os.path.join(out, "tatham.json"), report)
+    print(f"wrote {out}/tatham.json and {report['plot']}\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "pig": pig, "tatham": tatham}
 
 
 def main(argv=None) -> int:

@@ -65,9 +65,9 @@ def pig_report(goal: int = 100, die=None, hold_at: int = 20) -> dict:
     """Solve Pig and score the hold-at policy exactly (self-play and against optimal)."""
     from agents import pig
 
+    policy = pig.hold_at(hold_at)  # checks the argument before the solve
     solution = pig.solve(goal, die)
     optimal = solution.as_policy()
-    policy = pig.hold_at(hold_at)
     t0 = time.perf_counter()
     row = pig.head_to_head(policy, optimal, goal, die).as_dict()
     row["self_play_first_player_win"] = pig.evaluate(policy, policy, goal, die)
