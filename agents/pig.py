@@ -63,13 +63,18 @@ def turn_model(goal: int, die: Die = FAIR_D6) -> TurnModel:
 
     State ``k`` is the turn total; state 0 is the start of a turn (the mover must
     roll).  A roll of 1 busts; a roll of ``f`` moves to ``min(k + f, goal)`` (every
-    total at or beyond the goal wins, so the cap is exact).
+    total at or beyond the goal wins, so the cap is exact).  In state ``goal`` the
+    game is already won (:class:`PigRules` makes the mover hold there), so no roll is
+    ever made from it; its roll is recorded as a bust only to keep the chain free of
+    a self-loop that never ends (a die that cannot show 1 would make one).
     """
     die = _check(goal, die)
     rolls = [(int(face), float(p)) for face, p in die.distribution()]
     labels = [(k,) for k in range(goal + 1)]
 
     def transitions(k):
+        if k == goal:
+            return [(None, 1.0)]
         return [(None if face == BUST_FACE else min(k + face, goal), p) for face, p in rolls]
 
     return TurnModel.build(labels, list(range(goal + 1)), [k > 0 for k in range(goal + 1)], transitions)
