@@ -155,3 +155,23 @@ def test_render_ansi_and_human(capsys):
     human.reset(seed=3)
     human.step(ROLL)
     assert "turn total" in capsys.readouterr().out
+
+
+@settings(max_examples=50, deadline=None)
+@given(goal=st.one_of(st.integers(max_value=0), st.floats(allow_nan=True), st.text(max_size=3), st.booleans()))
+def test_any_bad_goal_raises_value_error(goal):
+    with pytest.raises(ValueError, match="goal must be a positive integer"):
+        PigGame(goal=goal)
+
+
+@settings(max_examples=50, deadline=None)
+@given(faces=st.lists(st.integers(-3, 12), min_size=1, max_size=6, unique=True))
+def test_die_faces_are_validated(faces):
+    """A die is accepted exactly when its faces are positive integers with a scoring face."""
+    die = Die(tuple(faces))
+    ok = all(f >= 1 for f in faces) and any(f > 1 for f in faces)
+    if ok:
+        assert PigGame(goal=5, die=die).die is die
+    else:
+        with pytest.raises(ValueError, match="die"):
+            PigGame(goal=5, die=die)
