@@ -43,14 +43,11 @@ def hold_at_table(solution, seat: int, shotguns: int, max_score: int, max_turn: 
     from agents.ayzd import state_index
 
     max_turn = max_turn or solution.score_cap - 1
-    table = np.full((max_score, max_score), np.nan)
-    for i in range(max_score):
-        for j in range(max_score):
-            for b in range(0, max_turn + 1):
-                if solution.roll[seat - 1, i, j, state_index(b, shotguns)] < 0.5:
-                    table[i, j] = b
-                    break
-    return table
+    states = [state_index(b, shotguns) for b in range(max_turn + 1)]
+    holds = solution.roll[seat - 1, :max_score, :max_score][..., states] < 0.5  # (i, j, b)
+    first = np.argmax(holds, axis=-1).astype(float)
+    first[~holds.any(axis=-1)] = np.nan
+    return first
 
 
 def _reachable(seat: int, goal: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -52,11 +52,11 @@ def print_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def ask(prompt: str, choices: dict, input_fn=input) -> str:
+def ask(prompt: str, choices: dict) -> str:
     """Prompt until the answer is one of ``choices`` (keys); EOF quits."""
     while True:
         try:
-            answer = input_fn(prompt).strip().lower()
+            answer = input(prompt).strip().lower()
         except EOFError:
             raise KeyboardInterrupt from None
         if answer in choices:
