@@ -44,9 +44,10 @@ def test_bad_arguments_exit_2(argv, capsys):
     assert "error" in capsys.readouterr().err
 
 
-def test_play_pig_terminates(capsys):
+def test_play_pig_terminates(capsys, monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "r")
     args = argparse.Namespace(goal=15, load=[], seat=0, seed=1)
-    assert play_pig(args, input_fn=lambda prompt: "r") == 0
+    assert play_pig(args) == 0
     out = capsys.readouterr().out
     assert "you win!" in out or "the computer wins." in out
 

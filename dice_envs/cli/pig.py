@@ -130,7 +130,7 @@ def print_pig_table(report: dict) -> None:
     console.print(table)
 
 
-def play_pig(args: argparse.Namespace, input_fn=input) -> int:
+def play_pig(args: argparse.Namespace) -> int:
     """A person against the optimal Pig policy, in the terminal."""
     from agents import pig
     from agents.zombie_agents import PolicyAgent
@@ -154,10 +154,10 @@ def play_pig(args: argparse.Namespace, input_fn=input) -> int:
                 i, j, k = state.two_player_view()
                 advice = "roll" if solution.should_roll(i, j, k) else "hold"
                 hint = f"(win probability with optimal play: {solution.value(i, j, k):.3f}; optimal: {advice})"
-                choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD}, input_fn)
+                choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
             else:
                 try:
-                    input_fn("press Enter to roll ")
+                    input("press Enter to roll ")
                 except EOFError:
                     raise KeyboardInterrupt from None
                 choice = ROLL
