@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import pettingzoo
 
-from . import shakes_v0, zombie_dice_v0
+from . import pig_v0, shakes_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
 all_environments = {
     "zombie_dice_v0": zombie_dice_v0,
     "shakes_v0": shakes_v0,
+    "pig_v0": pig_v0,
 }
 
 
@@ -35,4 +36,4 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["all_environments", "shakes_v0", "zombie_dice_v0", "__version__"]
+__all__ = ["all_environments", "pig_v0", "shakes_v0", "zombie_dice_v0", "__version__"]

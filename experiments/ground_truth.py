@@ -55,7 +55,35 @@ def shakes(out: str) -> dict:
     return result
 
 
-JOBS = {"zombie_dice": zombie_dice, "shakes": shakes}
+def pig(out: str) -> dict:
+    from agents.pig_plots import plot_pig_policy
+    from dice_envs.cli.pig import pig_report, print_pig_table
+
+    report = pig_report()
+    solution = report.pop("_solution")
+    print_pig_table(report)
+    report["plot"] = plot_pig_policy(solution, os.path.join(out, "pig_optimal_policy.png"))
+    write_json(os.path.join(out, "pig.json"), report)
+    print(f"wrote {out}/pig.json and {report['plot']}\n")
+    return report
+
+
+def tatham(out: str) -> dict:
+    from agents.tatham_plots import plot_fault_sensitivity
+    from dice_envs.cli.tatham import print_tatham_tables
+    from dice_envs.tatham import report as tatham_report
+
+    report = tatham_report()
+    print_tatham_tables(report)
+    if not report["all_checks_passed"]:
+        raise SystemExit("Tatham's dice: an exact check failed (see the table above)")
+    report["plot"] = plot_fault_sensitivity(os.path.join(out, "tatham_fault_sensitivity.png"))
+    write_json(os.path.join(out, "tatham.json"), report)
+    print(f"wrote {out}/tatham.json and {report['plot']}\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "shakes": shakes, "pig": pig, "tatham": tatham}
 
 
 def main(argv=None) -> int:

@@ -20,7 +20,12 @@ VERBS = {
 }
 
 # Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.
-GAME_COMMANDS = ["dice_envs.cli.zombie_dice", "dice_envs.cli.shakes"]
+GAME_COMMANDS = [
+    "dice_envs.cli.zombie_dice",
+    "dice_envs.cli.shakes",
+    "dice_envs.cli.pig",
+    "dice_envs.cli.tatham",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
