@@ -17,7 +17,7 @@ loaded die gives the exact optimal play and win probabilities for that die.
 A *policy* is a callable ``policy(i, j, k)`` taking numpy integer arrays
 (broadcast together) and returning the probability of rolling (bools are fine).
 It is only asked where the mover has rolled this turn (``k > 0``) and has not
-reached the goal; the rules decide everywhere else.  :class:`agents.zombie_agents.PolicyAgent`
+reached the goal; the rules decide everywhere else.  :class:`agents.jeopardy_agents.PolicyAgent`
 plays such a policy in the environment (Pig states have the same
 ``rolled``/``two_player_view`` interface as Zombie Dice states).
 

@@ -86,7 +86,4 @@ def plot_ayzd_policy(solution, path: str, extra: int = 6) -> str:
     fig.suptitle(
         f"Optimal play of All Yellow Zombie Dice (goal {goal}): first player wins {solution.first_player_win:.4f}"
     )
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -8,7 +8,7 @@ import pytest
 
 from agents import pig
 from agents.head_to_head import HeadToHead
-from agents.zombie_agents import PolicyAgent
+from agents.jeopardy_agents import PolicyAgent
 from dice_envs import pig_v0
 from dice_envs.dice import Die, d
 

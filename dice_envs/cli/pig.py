@@ -133,7 +133,7 @@ def print_pig_table(report: dict) -> None:
 def play_pig(args: argparse.Namespace) -> int:
     """A person against the optimal Pig policy, in the terminal."""
     from agents import pig
-    from agents.zombie_agents import PolicyAgent
+    from agents.jeopardy_agents import PolicyAgent
     from dice_envs import pig_v0
     from dice_envs.pig import HOLD, ROLL
 
