@@ -47,7 +47,10 @@ class TurnModel:
             lead to and their probabilities.
         self_loop: probability that a roll leaves the state unchanged.
         bust: probability that a roll ends the turn with nothing.
-        order: the states in an order where every successor comes first.
+        levels: the states grouped so that every successor of a state is in an
+            earlier group (backward induction handles one group at a time).
+        padded_succ, padded_prob: the successors and their probabilities as ``(T, K)``
+            and ``(T, K, 1)`` arrays, padded with probability 0 (for batched gathers).
     """
 
     labels: Tuple[tuple, ...]
@@ -57,11 +60,28 @@ class TurnModel:
     probabilities: Tuple[np.ndarray, ...]
     self_loop: np.ndarray
     bust: np.ndarray
-    order: np.ndarray
+    levels: Tuple[np.ndarray, ...]
+    padded_succ: np.ndarray
+    padded_prob: np.ndarray
 
     @property
     def size(self) -> int:
         return len(self.labels)
+
+    @property
+    def level_data(self):
+        """Per level: ``(states, successors, their probabilities, 1 - self_loop, bust,
+        can_hold)``; successors are padded to a rectangle (probability 0), and the
+        per-state arrays are columns, ready to broadcast over a batch."""
+        cached = self.__dict__.get("_level_data")
+        if cached is None:
+            cached = tuple(
+                (lv, self.padded_succ[lv], self.padded_prob[lv], (1.0 - self.self_loop[lv])[:, None],
+                 self.bust[lv][:, None], self.can_hold[lv][:, None])
+                for lv in self.levels
+            )
+            object.__setattr__(self, "_level_data", cached)
+        return cached
 
     @classmethod
     def build(
@@ -91,12 +111,23 @@ class TurnModel:
             total = bust[t] + self_loop[t] + sum(merged.values())
             if abs(total - 1.0) > 1e-12:
                 raise ValueError(f"turn state {labels[t]} has probabilities summing to {total}")
+            if self_loop[t] >= 1.0:
+                raise ValueError(f"rolling in turn state {labels[t]} can never change it")
             succ.append(np.array(sorted(merged), dtype=np.intp))
             probs.append(np.array([merged[k] for k in sorted(merged)], dtype=np.float64))
-        order = _topological_order(succ)
+        depth = np.zeros(n, np.intp)
+        for t in _topological_order(succ):
+            depth[t] = 1 + max((depth[u] for u in succ[t]), default=-1)
+        levels = tuple(np.flatnonzero(depth == d) for d in range(depth.max() + 1))
+        width = max(1, max(len(x) for x in succ))
+        padded_succ = np.zeros((n, width), np.intp)
+        padded_prob = np.zeros((n, width, 1))
+        for t in range(n):
+            padded_succ[t, : len(succ[t])] = succ[t]
+            padded_prob[t, : len(succ[t]), 0] = probs[t]
         return cls(
             tuple(labels), np.asarray(banked, np.int64), np.asarray(can_hold, bool),
-            tuple(succ), tuple(probs), self_loop, bust, order,
+            tuple(succ), tuple(probs), self_loop, bust, levels, padded_succ, padded_prob,
         )
 
 
@@ -165,38 +196,59 @@ def turn_pass(
         :class:`TurnValues` with ``(T, N)`` arrays.
     """
     T, N = hold_const.shape
-    const = np.zeros((T, N))
-    coef = np.zeros((T, N))
+    both = np.zeros((T, 2 * N))  # [const | coef] side by side
     roll = np.ones((T, N), dtype=float if decisions is not None else bool)
-    for t in model.order:
-        s, p = model.successors[t], model.probabilities[t]
-        stay = 1.0 - model.self_loop[t]
-        if stay <= 0.0:
-            r_const = np.zeros(N)
-            r_coef = np.ones(N)  # a roll that can never change anything: treat as passing
-        else:
-            r_const = (p @ const[s]) / stay if len(s) else np.zeros(N)
-            r_coef = ((p @ coef[s]) + model.bust[t]) / stay if len(s) else np.full(N, model.bust[t] / stay)
-        if not model.can_hold[t]:
-            const[t], coef[t] = r_const, r_coef
-            continue
+    for level, succ, prob, stay, bust, can_hold in model.level_data:
+        r = (both[succ] * prob).sum(axis=1)  # a gather, not BLAS: these rows are tiny
+        r_const = r[:, :N] / stay
+        r_coef = (r[:, N:] + bust) / stay
+        h_const, h_coef = hold_const[level], hold_coef[level]
         if decisions is not None:
-            q = decisions[t]  # probability of rolling
+            q = np.where(can_hold, decisions[level], 1.0)  # probability of rolling
             if must_hold is not None:
-                q = np.where(must_hold[t], 0.0, q)
-            roll[t] = q
-            const[t] = q * r_const + (1.0 - q) * hold_const[t]
-            coef[t] = q * r_coef + (1.0 - q) * hold_coef[t]
-            continue
-        r = r_const + r_coef * x_guess
-        h = hold_const[t] + hold_coef[t] * x_guess
-        choose = r > h + TIE_TOLERANCE
-        if must_hold is not None:
-            choose &= ~must_hold[t]
-        roll[t] = choose
-        const[t] = np.where(choose, r_const, hold_const[t])
-        coef[t] = np.where(choose, r_coef, hold_coef[t])
+                q = np.where(must_hold[level] & can_hold, 0.0, q)
+            both[level, :N] = q * r_const + (1.0 - q) * h_const
+            both[level, N:] = q * r_coef + (1.0 - q) * h_coef
+        else:
+            q = (r_const - h_const) + (r_coef - h_coef) * x_guess > TIE_TOLERANCE
+            q |= ~can_hold
+            if must_hold is not None:
+                q &= ~(must_hold[level] & can_hold)
+            both[level, :N] = np.where(q, r_const, h_const)
+            both[level, N:] = np.where(q, r_coef, h_coef)
+        roll[level] = q
+    const, coef = both[:, :N], both[:, N:]
     return TurnValues(const, coef, roll)
+
+
+def greedy_is_consistent(
+    model: TurnModel,
+    tv: TurnValues,
+    x: np.ndarray,
+    hold_const: np.ndarray,
+    hold_coef: np.ndarray,
+    must_hold: Optional[np.ndarray] = None,
+) -> bool:
+    """Are ``tv``'s decisions greedy with respect to their own values at ``x``?
+
+    One vectorised Bellman check over all turn states at once (instead of another
+    backward pass); disagreements within the tie tolerance are indifferent.
+    """
+    values = tv.const + tv.coef * x[None, :]
+    stay = (1.0 - model.self_loop)[:, None]
+    expected = (values[model.padded_succ] * model.padded_prob).sum(axis=1)
+    roll_value = (expected + model.bust[:, None] * x[None, :]) / stay
+    hold_value = hold_const + hold_coef * x[None, :]
+    advantage = roll_value - hold_value
+    can_hold = np.broadcast_to(model.can_hold[:, None], advantage.shape)
+    if must_hold is not None:
+        forced = ~can_hold | must_hold
+        greedy = np.where(must_hold & can_hold, False, ~can_hold | (advantage > TIE_TOLERANCE))
+    else:
+        forced = ~can_hold
+        greedy = ~can_hold | (advantage > TIE_TOLERANCE)
+    disagree = (greedy != tv.roll) & ~forced
+    return not np.any(disagree & (np.abs(advantage) > 2 * TIE_TOLERANCE))
 
 
 def solve_pairs(
@@ -216,11 +268,13 @@ def solve_pairs(
     Position ``k``'s unknown ``x[k]`` is ``1 - S[partner[k]]``, where ``S[k]`` is the
     mover's win probability at the start of position ``k``'s turn (turn state
     ``start``).  A position whose ``fixed[k]`` is not NaN is terminal with
-    ``S[k] = fixed[k]``.
+    ``S[k] = fixed[k]``.  ``partner`` may map a position to itself (a symmetric
+    game's tie, which passes the turn to the same position).
 
     ``must_hold`` marks turn states where the rules make the mover hold (see
-    :func:`turn_pass`).  With ``decisions`` the policy is evaluated (one pass).  Without, both movers
-    maximise: policy iteration until the greedy decisions repeat.
+    :func:`turn_pass`).  With ``decisions`` the policy is evaluated (one pass).
+    Without, both movers maximise: policy iteration from ``x_guess`` until the
+    decisions are greedy with respect to their own exact values.
 
     Returns:
         ``(S, turn_values)``; ``turn_values`` holds the final decisions and the
@@ -230,7 +284,6 @@ def solve_pairs(
     fixed = np.full(N, np.nan) if fixed is None else fixed
     is_fixed = ~np.isnan(fixed)
     x = np.full(N, 0.5) if x_guess is None else x_guess
-    previous = None
     for _ in range(max_iterations):
         tv = turn_pass(model, hold_const, hold_coef, x_guess=x, decisions=decisions, must_hold=must_hold)
         a, c = tv.const[start], tv.coef[start]
@@ -249,11 +302,8 @@ def solve_pairs(
         endless = ~is_fixed & ~partner_fixed & (denominator <= 1e-15)
         S = np.where(endless, 0.5, S)
         x = 1.0 - S[partner]
-        if decisions is not None:
+        if decisions is not None or greedy_is_consistent(model, tv, x, hold_const, hold_coef, must_hold):
             return S, tv
-        if previous is not None and np.array_equal(previous, tv.roll):
-            return S, tv
-        previous = tv.roll
     raise RuntimeError(f"policy iteration did not settle in {max_iterations} iterations")
 
 
@@ -335,9 +385,11 @@ def solve_score_grid(
         fixed = rules.terminal_value(seat, i, j)
         decisions = None if tables is None else tables[seat, i, j].T
         must_hold = rules.must_hold(seat, i, j, banked)
+        # Guess each unknown from the neighbouring, already solved, total.
+        x_guess = 1.0 - start[rules.next_seat(seat), j, np.minimum(i + 1, M - 1)]
         S, tv = solve_pairs(
             model, hold_const, hold_coef, partner, start=start_state, fixed=fixed, decisions=decisions,
-            must_hold=must_hold,
+            must_hold=must_hold, x_guess=x_guess,
         )
         x = 1.0 - S[partner]
         over = ~np.isnan(fixed)

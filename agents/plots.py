@@ -17,6 +17,25 @@ def _pyplot():
     return plt
 
 
+def save_figure(fig, path: str, dpi: int = 130) -> str:
+    """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    suffix = os.path.splitext(path)[1] or ".png"
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=dpi, format=suffix.lstrip("."))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        _pyplot().close(fig)
+    return path
+
+
 def hold_at_table(solution, seat: int, shotguns: int, max_score: int, max_turn: Optional[int] = None) -> np.ndarray:
     """For each (own score i, opponent score j): the smallest turn total at which the
     optimal player ``seat`` (1 or 2) holds with ``shotguns`` set aside, or NaN if it
@@ -24,14 +43,11 @@ def hold_at_table(solution, seat: int, shotguns: int, max_score: int, max_turn: 
     from agents.ayzd import state_index
 
     max_turn = max_turn or solution.score_cap - 1
-    table = np.full((max_score, max_score), np.nan)
-    for i in range(max_score):
-        for j in range(max_score):
-            for b in range(0, max_turn + 1):
-                if solution.roll[seat - 1, i, j, state_index(b, shotguns)] < 0.5:
-                    table[i, j] = b
-                    break
-    return table
+    states = [state_index(b, shotguns) for b in range(max_turn + 1)]
+    holds = solution.roll[seat - 1, :max_score, :max_score][..., states] < 0.5  # (i, j, b)
+    first = np.argmax(holds, axis=-1).astype(float)
+    first[~holds.any(axis=-1)] = np.nan
+    return first
 
 
 def _reachable(seat: int, goal: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -70,7 +86,4 @@ def plot_ayzd_policy(solution, path: str, extra: int = 6) -> str:
     fig.suptitle(
         f"Optimal play of All Yellow Zombie Dice (goal {goal}): first player wins {solution.first_player_win:.4f}"
     )
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import pettingzoo
 
-from . import liars_dice_v0, zombie_dice_v0
+from . import liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
 all_environments = {
     "zombie_dice_v0": zombie_dice_v0,
+    "shakes_v0": shakes_v0,
+    "pig_v0": pig_v0,
     "liars_dice_v0": liars_dice_v0,
 }
 
@@ -35,4 +37,4 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["all_environments", "liars_dice_v0", "zombie_dice_v0", "__version__"]
+__all__ = ["all_environments", "liars_dice_v0", "pig_v0", "shakes_v0", "zombie_dice_v0", "__version__"]

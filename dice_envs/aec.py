@@ -21,6 +21,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from .core import Game, GameState, IllegalActionError
 
@@ -29,11 +30,32 @@ def wrap_env(raw):
     """PettingZoo's standard wrappers, as the classic environments use them.
 
     An illegal action ends the game with reward -1 for the offender
-    (``TerminateIllegalWrapper``) instead of raising.
+    (``TerminateIllegalWrapper``) instead of raising.  An action outside the action
+    space raises :class:`~dice_envs.core.IllegalActionError` (the job of
+    PettingZoo's ``AssertOutOfBoundsWrapper``, done here without its per-step cost).
     """
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = ActionSpaceCheckWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
+
+
+class ActionSpaceCheckWrapper(BaseWrapper):
+    """Rejects actions outside ``Discrete(n)`` (and ``None`` for a live agent) with a clear error."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._n = self._raw.game.num_actions
+
+    def step(self, action):
+        raw = self._raw
+        if action is None:
+            agent = raw.agent_selection
+            if not (raw.terminations[agent] or raw.truncations[agent]):
+                raise IllegalActionError(f"{agent}: action None is only for agents whose game is over")
+        elif not isinstance(action, (int, np.integer)) or not 0 <= action < self._n:
+            raise IllegalActionError(f"action {action!r} is not in the action space Discrete({self._n})")
+        self.env.step(action)
 
 
 class RulesCoreEnv(AECEnv):

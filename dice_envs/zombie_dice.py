@@ -32,7 +32,6 @@ model of Neller et al. ("Optimal Play of the All Yellow Zombie Dice Game").
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 from typing import Optional, Tuple
 
 import numpy as np
@@ -51,6 +50,8 @@ VARIANTS = {
     "official": ((GREEN, 6), (YELLOW, 4), (RED, 3)),
     "all_yellow": ((YELLOW, 13),),
 }
+
+_ROLL_CACHE: dict = {}
 
 HOLD, ROLL = 0, 1
 ACTION_NAMES = ("hold", "roll")
@@ -94,6 +95,17 @@ class ZombieDiceGame(Game):
         self.dice: Tuple[Die, ...] = tuple(die for die, _ in VARIANTS[variant])
         self.full_cup: Tuple[int, ...] = tuple(n for _, n in VARIANTS[variant])
         self.num_colors = len(self.dice)
+        # (cup, feet) -> (exact outcomes, Sampler); shared by all games of a variant.
+        self._rolls: dict = _ROLL_CACHE.setdefault(variant, {})
+
+    def roll_outcomes(self, cup: Tuple[int, ...], feet: Tuple[int, ...]):
+        """``(exact outcomes, sampler)`` for a roll from ``cup`` with ``feet`` kept (cached)."""
+        key = (cup, feet)
+        entry = self._rolls.get(key)
+        if entry is None:
+            outcomes = _roll_distribution(self.dice, cup, feet)
+            entry = self._rolls[key] = (outcomes, Sampler(outcomes))
+        return entry
 
     @property
     def observation_shape(self):
@@ -124,7 +136,6 @@ class ZombieDiceGame(Game):
         )
 
 
-@lru_cache(maxsize=None)
 def _roll_distribution(dice: Tuple[Die, ...], cup: Tuple[int, ...], feet: Tuple[int, ...]):
     """Exact outcomes of drawing ``3 - sum(feet)`` dice from ``cup`` and rolling them with ``feet``.
 
@@ -137,7 +148,7 @@ def _roll_distribution(dice: Tuple[Die, ...], cup: Tuple[int, ...], feet: Tuple[
         per_colour = [roll_counts(die, f + x) for die, f, x in zip(dice, feet, drawn)]
         for results, p_roll in combine(per_colour):
             out.append(((drawn, results), p_draw * p_roll))
-    return out, Sampler(out)
+    return out
 
 
 class ZombieDiceState(GameState):
@@ -218,11 +229,11 @@ class ZombieDiceState(GameState):
     def chance_outcomes(self):
         assert self.pending_roll, "not a chance node"
         cup, _ = self._effective_cup()
-        return list(_roll_distribution(self.game.dice, cup, self.feet)[0])
+        return list(self.game.roll_outcomes(cup, self.feet)[0])
 
     def sample_chance(self, rng):
         cup, _ = self._effective_cup()
-        return _roll_distribution(self.game.dice, cup, self.feet)[1].sample(rng)
+        return self.game.roll_outcomes(cup, self.feet)[1].sample(rng)
 
     def describe_outcome(self, outcome) -> str:
         _, results = outcome
@@ -235,17 +246,20 @@ class ZombieDiceState(GameState):
     # -- transitions ------------------------------------------------------------------
 
     def _with(self, **changes) -> "ZombieDiceState":
-        new = object.__new__(ZombieDiceState)
-        for name in ZombieDiceState.__slots__:
-            object.__setattr__(new, name, changes[name] if name in changes else getattr(self, name))
-        return new
+        """A copy with some fields changed (the fields are the constructor's arguments)."""
+        fields = {name: getattr(self, name) for name in ZombieDiceState.__slots__}
+        fields.update(changes)
+        return ZombieDiceState(**fields)
 
     def apply(self, action) -> "ZombieDiceState":
         if self.pending_roll:
             return self._apply_roll(action)
         action = self.check_action(action)
         if action == ROLL:
-            return self._with(pending_roll=True)
+            return ZombieDiceState(
+                self.game, self.scores, self.active, self.turn_index, self.final, self.cup, self.brain_dice,
+                self.shotgun_dice, self.feet, self.turn_brains, self.rolled, True, None,
+            )
         return self._end_turn(self.turn_brains)
 
     def _apply_roll(self, outcome) -> "ZombieDiceState":
@@ -257,9 +271,9 @@ class ZombieDiceState(GameState):
         feet = tuple(r[2] for r in results)
         if min(cup) < 0:
             raise ValueError(f"roll outcome {outcome!r} draws dice the cup does not hold")
-        rolled = self._with(
-            cup=cup, brain_dice=brain_dice, shotgun_dice=shotgun_dice, feet=feet,
-            turn_brains=self.turn_brains + sum(r[0] for r in results), rolled=True, pending_roll=False,
+        rolled = ZombieDiceState(
+            self.game, self.scores, self.active, self.turn_index, self.final, cup, brain_dice, shotgun_dice, feet,
+            self.turn_brains + sum(r[0] for r in results), True, False, None,
         )
         if sum(shotgun_dice) >= SHOTGUNS_TO_BUST:
             return rolled._end_turn(0)

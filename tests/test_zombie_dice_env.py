@@ -192,3 +192,40 @@ def test_render_ansi_and_human(capsys):
     human.reset(seed=3)
     human.step(ROLL)
     assert "rolled" in capsys.readouterr().out
+
+
+@settings(max_examples=30, deadline=None)
+@given(actions=st.lists(st.one_of(st.integers(-2, 3), st.none()), min_size=1, max_size=200), seed=st.integers(0, 1000))
+def test_wrapped_env_with_arbitrary_actions(actions, seed):
+    """Any action sequence either plays on, ends the game with -1 for an illegal move,
+    or is refused with a clear error (outside the action space, or None for a live agent)."""
+    env = zombie_dice_v0.env(variant="all_yellow")
+    env.reset(seed=seed)
+    for action in actions:
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if action is None or not 0 <= action < 2:
+            with pytest.raises(IllegalActionError, match="action space|only for agents whose game is over"):
+                env.step(action)
+            continue
+        legal = bool(obs["action_mask"][action])
+        env.step(action)
+        if not legal:
+            assert env.rewards[agent] == -1 and all(env.terminations.values())
+
+
+def test_env_pickles_and_copies():
+    import copy
+    import pickle
+
+    env = zombie_dice_v0.env(num_players=3)
+    env.reset(seed=5)
+    env.step(ROLL)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.unwrapped.game_state.scores == env.unwrapped.game_state.scores
+    assert copy.deepcopy(env).unwrapped.game_state.turn_brains == env.unwrapped.game_state.turn_brains

@@ -20,7 +20,13 @@ VERBS = {
 }
 
 # Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.
-GAME_COMMANDS = ["dice_envs.cli.zombie_dice", "dice_envs.cli.liars_dice"]
+GAME_COMMANDS = [
+    "dice_envs.cli.zombie_dice",
+    "dice_envs.cli.shakes",
+    "dice_envs.cli.pig",
+    "dice_envs.cli.tatham",
+    "dice_envs.cli.liars_dice",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,11 +58,11 @@ def print_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def ask(prompt: str, choices: dict, input_fn=input) -> str:
+def ask(prompt: str, choices: dict) -> str:
     """Prompt until the answer is one of ``choices`` (keys); EOF quits."""
     while True:
         try:
-            answer = input_fn(prompt).strip().lower()
+            answer = input(prompt).strip().lower()
         except EOFError:
             raise KeyboardInterrupt from None
         if answer in choices:
