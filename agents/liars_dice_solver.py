@@ -250,6 +250,32 @@ class TreePolicy:
         p = np.array([probs[a] for a in actions])
         return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
 
+    def probabilities_from_observation(self, observation: np.ndarray) -> np.ndarray:
+        """Action probabilities (a ``num_actions`` vector) from an environment
+        observation of the player to act, as ``liars_dice_v0`` gives it."""
+        tree, game = self.tree, self.tree.game
+        obs = np.asarray(observation)
+        base = game.num_players
+        counts = np.rint(obs[base : base + game.faces]).astype(int)
+        roll = tuple(f for f in range(1, game.faces + 1) for _ in range(counts[f - 1]))
+        bits = obs[base + game.faces : base + game.faces + game.num_bids] > 0.5
+        m = int(sum(1 << b for b in np.flatnonzero(bits)))
+        r = tree.roll_index[roll]
+        out = np.zeros(game.num_actions)
+        for b in range(tree.highbit[m] + 1, tree.B):
+            out[b] = self.edge[m | (1 << b), r]
+        if m:
+            out[game.call_action] = self.call[m, r]
+        return out
+
+    def act(self, observation, rng: np.random.Generator) -> int:
+        """Sample an action from an environment observation (``obs["observation"]``
+        or the whole ``obs`` dict): how an agent plays the policy in ``liars_dice_v0``."""
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        p = self.probabilities_from_observation(observation)
+        return int(rng.choice(len(p), p=p / p.sum()))
+
 
 def _normalise(tree: PublicTree, edge: np.ndarray, call: np.ndarray):
     """Turn non-negative weights into a policy (uniform where all weights are 0)."""

@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents import exploitability as generic
 from agents.game_tree import build_tree
@@ -199,13 +201,42 @@ def test_average_policy_plays_in_the_environment_and_matches_exact_value():
                     r = reward
                 env.step(None)
                 continue
-            env.step(policies[agent].sample(env.game_state, rng))
+            obs = env.observe(agent)
+            policy = policies[agent]
+            expected = policy.action_probabilities(env.game_state)
+            from_obs = policy.probabilities_from_observation(obs["observation"])
+            assert all(np.isclose(from_obs[a], p) for a, p in expected.items())
+            env.step(policy.act(obs, rng))
         total += r
         squares += r * r
     mean = total / n
     stderr = np.sqrt((squares / n - mean**2) / n)
     assert abs(mean - exact) < 4 * stderr
     assert exact > 0.2  # the equilibrium beats a uniformly random opponent clearly
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    num_players=st.integers(-1, 8),
+    dice=st.integers(-1, 7),
+    faces=st.integers(-1, 8),
+    max_quantity=st.one_of(st.none(), st.integers(-1, 40)),
+)
+def test_bad_configuration_is_a_value_error_naming_the_argument(num_players, dice, faces, max_quantity):
+    valid = {
+        "num_players": 2 <= num_players <= 6,
+        "dice_per_player": 1 <= dice <= 5,
+        "faces": 2 <= faces <= 6,
+        "max_quantity": max_quantity is None or 1 <= max_quantity <= 36,
+    }
+    try:
+        game = LiarsDiceGame(num_players, dice, faces, max_quantity=max_quantity)
+    except ValueError as err:
+        first_bad = next(name for name, ok in valid.items() if not ok)
+        assert str(err).startswith(first_bad)
+        return
+    assert all(valid.values())
+    assert game.num_actions == game.max_quantity * faces + 1
 
 
 def test_solver_bad_arguments():
