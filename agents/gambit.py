@@ -125,6 +125,9 @@ def write_efg(game: Game, path_or_file, title: Optional[str] = None, comment: st
     try:
         with os.fdopen(fd, "w") as fh:
             nodes = emit(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

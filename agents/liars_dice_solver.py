@@ -298,7 +298,7 @@ def _normalise(tree: PublicTree, edge: np.ndarray, call: np.ndarray):
 
 
 def _masks(tree: PublicTree, player: int):
-    """``(edge mask, node mask)`` as ``(N, 1)`` booleans: edges chosen by ``player``
+    """``(edge mask, node mask)`` as ``(N, R)`` booleans: edges chosen by ``player``
     (indexed by child), nodes where ``player`` acts."""
     return tree.edge_mask[player] > 0, tree.node_mask[player] > 0
 

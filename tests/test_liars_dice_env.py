@@ -210,3 +210,16 @@ def test_render_ansi_and_human(capsys):
     human.reset(seed=3)
     human.step(0)
     assert "player_0: bid 1x1" in capsys.readouterr().out
+
+
+def test_env_pickles_and_copies():
+    import copy
+    import pickle
+
+    env = liars_dice_v0.env(faces=4, wild=True)
+    env.reset(seed=5)
+    env.step(2)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.unwrapped.game_state.bids == env.unwrapped.game_state.bids == (2,)
+    assert clone.unwrapped.game_state.rolls == env.unwrapped.game_state.rolls
+    assert copy.deepcopy(env).unwrapped.game == env.unwrapped.game

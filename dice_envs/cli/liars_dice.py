@@ -59,13 +59,14 @@ def default_cache_dir() -> str:
 
 def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitability: float = 1e-4,
                  algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
-                 cache_dir=None) -> dict:
+                 cache_dir=None, progress=None) -> dict:
     """Solve one game and return the figures the CLI prints."""
     from agents.liars_dice_solver import solve
     from dice_envs.liars_dice import LiarsDiceGame
 
     game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
-    result = solve(game, exploitability, algorithm, max_iterations=max_iterations, cache_dir=cache_dir)
+    result = solve(game, exploitability, algorithm, max_iterations=max_iterations, cache_dir=cache_dir,
+                   progress=progress)
     report = result.as_dict()
     report["target_exploitability"] = exploitability
     report["converged"] = result.exploitability <= exploitability
@@ -88,8 +89,14 @@ def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitabili
 def solve_liars_dice(args: argparse.Namespace) -> int:
     if not args.exploitability > 0:
         raise ValueError(f"--exploitability must be positive, got {args.exploitability}")
+    def progress(iteration, expl):  # on stderr, so --json output stays one object
+        print(f"\riteration {iteration}: exploitability {expl:.2e}", end="", file=sys.stderr, flush=True)
+
     report = solve_report(args.faces, args.dice, args.wild, args.exploitability, args.algorithm,
-                          args.max_iterations, args.lp, args.cache_dir)
+                          args.max_iterations, args.lp, args.cache_dir,
+                          progress if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
     if args.json:
         print_json(report)
         return 0
