@@ -52,13 +52,19 @@ def test_openspiel_value_six_faces_wild_cfr_plus():
 
 def test_cfr_plus_iterates_exactly_like_openspiel():
     """OpenSpiel 2.0.2's C++ CFRPlusSolver on liars_dice, measured with
-    experiments/benchmark_liars_dice.py: pyspiel.exploitability of its average
-    policy after 10 / 50 / 100 iterations.  Ours is the same algorithm (alternating
+    experiments/benchmark_liars_dice.py (and CFRSolver likewise):
+    pyspiel.exploitability of the average policy after 10 / 50 / 100 iterations.  Ours is the same algorithm (alternating
     updates, regret matching+, linear averaging) on the same game, so it agrees to
     rounding error, not just in the limit."""
     openspiel = {10: 0.14160142622977823, 50: 0.016728288725207298, 100: 0.00490828123405956}
     solver = CFRSolver(LiarsDiceGame(faces=6, wild=True))
     for iteration, expected in openspiel.items():
+        solver.iterate(iteration - solver.iteration)
+        assert abs(solver.evaluate().exploitability - expected) < 1e-10
+    # Plain CFR against OpenSpiel's CFRSolver (alternating updates, uniform averaging).
+    openspiel_cfr = {10: 0.18392561817521444, 50: 0.04133166995118604}
+    solver = CFRSolver(LiarsDiceGame(faces=6, wild=True), plus=False)
+    for iteration, expected in openspiel_cfr.items():
         solver.iterate(iteration - solver.iteration)
         assert abs(solver.evaluate().exploitability - expected) < 1e-10
 
