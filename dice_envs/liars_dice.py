@@ -73,7 +73,7 @@ class LiarsDiceGame(Game):
         dice_per_player: dice each player rolls, 1 to 5.
         faces: sides of each die, 2 to 6.
         wild: the highest face is wild (OpenSpiel's rule).
-        max_quantity: the highest quantity one may bid; ``None`` means the number of
+        max_quantity: the highest quantity one may bid (1 to 36); ``None`` means the number of
             dice in play.  ``faces`` gives the seed's bid space (see the module
             docstring).
 
