@@ -11,7 +11,7 @@ import json
 import statistics
 import time
 
-import numpy as np
+from benchmark_common import agent_steps_per_second, roll_often
 
 
 def time_solve(goal: int, repeats: int) -> dict:
@@ -40,23 +40,10 @@ def time_solve(goal: int, repeats: int) -> dict:
 
 
 def env_steps_per_second(steps: int, seed: int = 0) -> float:
+    """Agent steps per CPU second of random play (80% roll) in ``pig_v0.env()``."""
     from dice_envs import pig_v0
 
-    env = pig_v0.env()
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(1 if obs["action_mask"][0] == 0 or rng.random() < 0.8 else 0)
-            done += 1
-        env.reset()
-    return done / (time.perf_counter() - t0)
+    return agent_steps_per_second(pig_v0.env, steps, roll_often(0.8), seed)
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-import numpy as np
+from benchmark_common import agent_steps_per_second
 
 
 def time_solve(players: int, repeats: int, policies) -> dict:
@@ -34,23 +34,10 @@ def time_solve(players: int, repeats: int, policies) -> dict:
 
 
 def env_steps_per_second(mode: str, steps: int, seed: int = 0) -> float:
+    """Agent steps per CPU second of uniformly random legal play, 6 players."""
     from dice_envs import shakes_v0
 
-    env = shakes_v0.env(num_players=6, mode=mode)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            done += 1
-        env.reset()
-    return done / (time.perf_counter() - t0)
+    return agent_steps_per_second(lambda: shakes_v0.env(num_players=6, mode=mode), steps, seed=seed)
 
 
 def main(argv=None) -> int:
