@@ -75,13 +75,13 @@ def solve_closest_number(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ask_placement(state, input_fn) -> int:
+def _ask_placement(state) -> int:
     game = state.game
     legal = state.legal_actions()
     prompt = "your card: a number" + (", or 'd N' for the decoy" if state.rules.decoy else "") + ": "
     while True:
         try:
-            answer = input_fn(prompt).strip().lower()
+            answer = input(prompt).strip().lower()
         except EOFError:
             raise KeyboardInterrupt from None
         words = answer.replace("decoy", "d").split()
@@ -100,7 +100,7 @@ def _ask_placement(state, input_fn) -> int:
             print(str(err).split("; legal actions")[0])
 
 
-def play_closest_number(args: argparse.Namespace, input_fn=input) -> int:
+def play_closest_number(args: argparse.Namespace) -> int:
     """A person against the equilibrium strategy, in the terminal."""
     from agents.closest_number_solver import ClosestNumberSolver
     from dice_envs import closest_number_v0
@@ -131,7 +131,7 @@ def play_closest_number(args: argparse.Namespace, input_fn=input) -> int:
             shown_round = state.round
         if agent == me:
             print(state.describe(args.seat))
-            env.step(_ask_placement(state, input_fn))
+            env.step(_ask_placement(state))
         else:
             action = policy.sample(state, rng)
             number, decoy = state.game.decode(action)
