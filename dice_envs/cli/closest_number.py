@@ -148,3 +148,42 @@ def _face_up(game, placements) -> str:
     cells = {k: f"P{s}" + ("d" if d else "") for s, k, d in placements}
     top = max(k for _, k, _ in placements)
     return " ".join(f"{cells.get(k, '.'):>4}" for k in range(1, max(top, 1) + 1))
+
+
+def closest_number_report(boards=range(4, 11), players=range(2, 6), numbers: int = 10) -> dict:
+    """The main job's table: the full two-player game's value and exploitability on
+    every board size in ``boards`` (both round-3 readings), and round 1 alone on
+    ``numbers`` for each player count (lowest-number tie-breaking)."""
+    from agents.closest_number_round1 import solve_round1
+    from agents.closest_number_solver import solve
+
+    full = []
+    for n in boards:
+        for round3 in ("two_cards", "one_card"):
+            r = solve(n, round3).as_dict()
+            full.append({k: r[k] for k in ("numbers", "round3", "value_first_player", "exploitability", "seconds",
+                                            "round1_equilibrium_line")})
+    round1 = [solve_round1(p, numbers).as_dict() for p in players if p <= numbers // 2]
+    return {"game": "closest_number", "full_game": full, "round1": round1}
+
+
+def print_closest_number_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Closest Number, 2 players: value of the whole game for the starting player")
+    for column in ("numbers", "round 3", "value", "exploitability", "round 1 at equilibrium", "s"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["full_game"]:
+        line = ", ".join(f"P{m['seat']} {m['action'].replace('card on ', '')}" for m in row["round1_equilibrium_line"])
+        table.add_row(str(row["numbers"]), row["round3"], f"{row['value_first_player']:+.4f}",
+                      f"{row['exploitability']:.1e}", line, f"{row['seconds']:.1f}")
+    console = Console(width=max(Console().width, 100))
+    console.print(table)
+    table = Table(title="Round 1 alone: subgame-perfect picks (own points; ties: lowest number)")
+    for column in ("players", "numbers", "picks in order", "points", "best first picks"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["round1"]:
+        table.add_row(str(row["players"]), str(row["numbers"]), str(row["placements_in_order"]),
+                      str(row["points_in_order"]), str(row["best_first_moves"]))
+    console.print(table)
