@@ -269,3 +269,10 @@ def test_cli_play_to_the_end(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "please answer a number from 1 to 5" in out
     assert "you win!" in out or "the computer wins." in out or "a draw." in out
+
+
+def test_cli_solve_text(capsys):
+    assert main(["solve", "closest-number", "--numbers", "5", "--round3", "one_card"]) == 0
+    out = capsys.readouterr().out
+    assert "picks in order   [3, 2]" in out and "points in order  [3, 2]" in out
+    assert "value for the starting player  +1.000000" in out and "round 3 reading: one_card" in out
