@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 from agents.closest_number_round1 import solve_round1
 from agents.closest_number_solver import ClosestNumberSolver
 
@@ -26,7 +28,7 @@ def full_game(numbers: int, round3: str) -> dict:
     expl = solver.exploitability()
     seconds = time.perf_counter() - t0
     round2 = solver.tree(2)
-    return {
+    out = {
         "round3": round3, "value": value, "exploitability": expl, "seconds": seconds, "solve_seconds": t_solve,
         "lp_games": solver.lp_count, "lp_seconds": solver.lp_seconds,
         "round2_nodes": len(round2), "round2_infosets": len(round2.infosets),
@@ -35,6 +37,12 @@ def full_game(numbers: int, round3: str) -> dict:
         "round2_line": ", ".join(f"{'starter' if s == 0 else 'other'} {a}" for s, a, _ in
                                  solver.principal_line(2, 0)),
     }
+    # For scale: the same exact evaluator on uniformly random play (every round's table made uniform).
+    for sol in solver._solutions.values():
+        sol.table = [np.full(len(row), 1.0 / len(row)) for row in sol.table]
+    solver._br.clear()
+    out["uniform_exploitability"] = solver.exploitability()
+    return out
 
 
 def main(argv=None) -> int:
@@ -50,6 +58,7 @@ def main(argv=None) -> int:
               f"(solve {r['solve_seconds']:.1f} s; {r['lp_games']} round LPs, {r['lp_seconds']:.1f} s in HiGHS)")
         print(f"      round-2 game: {r['round2_nodes']:,} nodes, {r['round2_terminals']:,} terminals, "
               f"{r['round2_infosets']:,} information states")
+        print(f"      exploitability of uniformly random play, same evaluator: {r['uniform_exploitability']:.4f}")
         print(f"      round 1 at equilibrium: {r['line']}; round 2 (tied): {r['round2_line']}")
     print(f"Round 1 alone (each player maximises own points; ties between equally good numbers: lowest)")
     for players in range(2, min(5, n // 2) + 1):
