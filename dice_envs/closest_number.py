@@ -54,6 +54,7 @@ Closest Number):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -306,8 +307,6 @@ class ClosestNumberState(GameState):
     def chance_outcomes(self):
         assert self.first is None, "not a chance node"
         p = self.game.num_players
-        from fractions import Fraction
-
         return [(seat, Fraction(1, p)) for seat in range(p)]
 
     def sample_chance(self, rng):

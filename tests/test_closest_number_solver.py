@@ -144,6 +144,28 @@ def test_round2_values_by_independent_pure_strategy_search():
                 assert _other_forces(numbers, payoff, -1)
 
 
+def test_face_up_decoys_would_not_change_any_round_value():
+    """The same solver with every decoy flag visible (a perfect-information variant) gives the same
+    value in every round game: on these boards the hidden decoy does not change who wins."""
+    from agents.closest_number_solver import RoundGame
+
+    class FaceUp(ClosestNumberSolver):
+        def tree(self, round_):
+            if round_ not in self._trees:
+                def key(s, p):
+                    start = s.inner.round_starter
+                    return ((p - start) % 2, tuple(((a - start) % 2, k, d) for a, k, d in s.inner.placements))
+                self._trees[round_] = build_tree(RoundGame(self.round_start(round_)), infoset_key=key)
+            return self._trees[round_]
+
+    for numbers in (6, 7):
+        hidden, face_up = ClosestNumberSolver(numbers), FaceUp(numbers)
+        assert len(face_up.tree(2).infosets) > len(hidden.tree(2).infosets)
+        assert face_up.solve_all() == pytest.approx(hidden.solve_all())
+        for key in hidden._solutions:
+            assert face_up.solution(*key).value == pytest.approx(hidden.solution(*key).value, abs=1e-7)
+
+
 def _diff(numbers, a_real, b_real):
     points = score_board([(0, a_real), (1, b_real)], 2, numbers)
     return points[0] - points[1]
