@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pettingzoo
 
-from . import liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
+from . import closest_number_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
@@ -25,6 +25,7 @@ all_environments = {
     "shakes_v0": shakes_v0,
     "pig_v0": pig_v0,
     "liars_dice_v0": liars_dice_v0,
+    "closest_number_v0": closest_number_v0,
 }
 
 
@@ -37,4 +38,6 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["all_environments", "liars_dice_v0", "pig_v0", "shakes_v0", "zombie_dice_v0", "__version__"]
+__all__ = [
+    "all_environments", "closest_number_v0", "liars_dice_v0", "pig_v0", "shakes_v0", "zombie_dice_v0", "__version__",
+]

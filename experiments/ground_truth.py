@@ -103,7 +103,18 @@ def liars_dice(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice, "shakes": shakes, "pig": pig, "tatham": tatham, "liars_dice": liars_dice}
+def closest_number(out: str) -> dict:
+    from dice_envs.cli.closest_number import closest_number_report, print_closest_number_table
+
+    report = closest_number_report()
+    print_closest_number_table(report)
+    write_json(os.path.join(out, "closest_number.json"), report)
+    print(f"wrote {out}/closest_number.json\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "shakes": shakes, "pig": pig, "tatham": tatham, "liars_dice": liars_dice,
+        "closest_number": closest_number}
 
 
 def main(argv=None) -> int:

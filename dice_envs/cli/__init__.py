@@ -26,6 +26,7 @@ GAME_COMMANDS = [
     "dice_envs.cli.pig",
     "dice_envs.cli.tatham",
     "dice_envs.cli.liars_dice",
+    "dice_envs.cli.closest_number",
 ]
 
 
