@@ -18,9 +18,12 @@ This module holds the game-independent parts:
   greedily or following given decisions;
 * :func:`solve_pairs`: the exact solution of the coupled pairs, by policy
   iteration on that affine form (exact for a fixed policy, and stopping when the
-  greedy policy no longer changes).
+  decisions are greedy with respect to their own values);
+* :class:`ScoreRules` and :func:`solve_score_grid`: the walk over the score grid,
+  by decreasing total, for optimal play or for evaluating fixed policies.
 
-A game supplies the hold values (from its score grid and end-of-game rule).
+A game supplies its turn model and its :class:`ScoreRules` (terminal positions,
+seats, and moves the rules force): see :mod:`agents.ayzd` and :mod:`agents.pig`.
 """
 
 from __future__ import annotations
