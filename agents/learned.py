@@ -51,8 +51,9 @@ def load_model(path):
 def roll_probabilities(policy_net, observations: np.ndarray, greedy: bool = True) -> np.ndarray:
     """P(roll) of an SB3 actor-critic policy on a batch of observations where both actions are legal.
 
-    ``greedy``: 1.0 where the network prefers rolling (as ``predict(deterministic=True)``:
-    ties go to hold, action 0), else 0.0; otherwise the network's probabilities.
+    ``greedy``: 1.0 where the network prefers rolling (:func:`greedy_table`; as
+    ``predict(deterministic=True)``, a tie goes to hold, action 0), else 0.0;
+    otherwise the network's probabilities.
     """
     import torch
 
@@ -61,8 +62,13 @@ def roll_probabilities(policy_net, observations: np.ndarray, greedy: bool = True
         for start in range(0, len(observations), BATCH):
             obs = torch.as_tensor(observations[start : start + BATCH])
             probs = policy_net.get_distribution(obs).distribution.probs.cpu().numpy()
-            out[start : start + len(obs)] = (probs[:, 1] > probs[:, 0]) if greedy else probs[:, 1]
-    return out
+            out[start : start + len(obs)] = probs[:, 1]
+    return greedy_table(out) if greedy else out
+
+
+def greedy_table(probabilities: np.ndarray) -> np.ndarray:
+    """Greedy decisions (1.0 = roll) from roll probabilities: roll where P(roll) > 1/2."""
+    return (np.asarray(probabilities) > 0.5).astype(np.float64)
 
 
 class ModelPolicy:

@@ -48,6 +48,25 @@ class PolicyAgent:
         self.rng = rng
 
 
+class TableAgent(PolicyAgent):
+    """:class:`PolicyAgent` for a policy given as a roll-probability table over the AYZD grid.
+
+    ``table[p - 1, i, j, t]`` with ``t = 1 + 3 b + s`` (:func:`agents.ayzd.policy_table`;
+    scores above the grid count as its top), looked up without numpy overhead.
+    """
+
+    def __init__(self, table: np.ndarray, rng: Optional[np.random.Generator] = None):
+        super().__init__(None, rng)
+        self.table = table
+
+    def roll_probability(self, state: ZombieDiceState) -> float:
+        if not state.rolled:
+            return 1.0
+        p, i, j, b, s = state.two_player_view()
+        top = self.table.shape[1] - 1
+        return float(self.table[p - 1, min(i, top), min(j, top), 1 + 3 * min(b, top) + s])
+
+
 class RandomAgent:
     """Uniformly random among the legal actions (any game, any number of players)."""
 
@@ -85,6 +104,8 @@ def make_opponent(spec, game):
     if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
         if game.num_players != 2:
             raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
+        if spec == "optimal":
+            return TableAgent(solved(game.goal, game.stop_when_won).roll)
         from agents.learned import resolve_policy
 
         return PolicyAgent(resolve_policy(spec, game.goal, game.stop_when_won))

@@ -113,8 +113,15 @@ def compact_bounds():
 
 
 def _compact_from_state(state: ZombieDiceState, seat: int) -> np.ndarray:
+    """:func:`compact_observation` of one state (a scalar fast path; the tests check they agree)."""
     p, i, j, b, s = state.two_player_view()
-    return compact_observation(p, i, j, b, s, state.game.goal, state.rolled)
+    g = float(state.game.goal)
+    i_after = i + b
+    return np.array(
+        (p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
+         max(i, j) >= g, i_after >= g, i_after > j, bool(state.rolled)),
+        dtype=np.float32,
+    )
 
 
 class ZombieDiceEnv(SingleAgentEnv):
