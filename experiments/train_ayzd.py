@@ -61,13 +61,13 @@ class Args:
     pool_size: int = 20
     eval_every: int = 150_000
     n_envs: int = 16
-    n_steps: int = 256
-    batch_size: int = 1024
-    n_epochs: int = 4
+    n_steps: int = 512
+    batch_size: int = 2048
+    n_epochs: int = 8
     learning_rate: float = 3e-4
     lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
     gamma: float = 1.0
-    gae_lambda: float = 0.95
+    gae_lambda: float = 0.8
     ent_coef: float = 0.001
     net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
     net_vf: str = "128,128"
