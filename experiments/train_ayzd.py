@@ -19,8 +19,10 @@ Outputs, in ``--run-dir`` (default ``runs/ayzd``):
 
 * ``tb/``: TensorBoard logs (PPO's own, plus ``exact/difference`` and the win rates);
 * ``checkpoint/``: the model, the self-play pool and ``state.json`` (steps, time,
-  the curve), each written atomically; rerunning the same command resumes from it
-  (Ctrl-C or SIGTERM save a checkpoint first, so an interrupted run loses nothing);
+  the curve), each written atomically after every evaluation; rerunning the same
+  command resumes from it.  Ctrl-C or SIGTERM save a checkpoint first, so an
+  interrupted run loses nothing (a hard kill loses at most the steps since the last
+  evaluation, never the checkpoint);
 * ``model.zip`` (+ ``model.json``): the final model, for ``dice-envs evaluate ayzd``;
 * ``difference.png`` and ``curve.json``: the exact Difference against training steps.
 
@@ -41,6 +43,7 @@ import os
 import signal
 import sys
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
@@ -271,11 +274,14 @@ def train(args: Args) -> dict:
                                  f"use another --run-dir")
     env = build_env(args, pool, seed=args.seed + int(state["steps"]))
     if resumed:
-        model = MaskablePPO.load(ckpt / state["model"], env=env, device="cpu", tensorboard_log=str(run / "tb"))
-        if pool is not None:
-            with np.load(ckpt / state["pool"]) as arrays:
-                for sd in Pool.split(arrays):
-                    pool.add(model.policy, args.goal, state_dict=sd)
+        try:
+            model = MaskablePPO.load(ckpt / state["model"], env=env, device="cpu", tensorboard_log=str(run / "tb"))
+            if pool is not None:
+                with np.load(ckpt / state["pool"]) as arrays:
+                    for sd in Pool.split(arrays):
+                        pool.add(model.policy, args.goal, state_dict=sd)
+        except (OSError, KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as err:
+            raise ValueError(f"checkpoint in {ckpt} is damaged ({err}); remove it to start over") from None
         log(args, f"resumed from {state['steps']} steps ({state['seconds'] / 60:.1f} min)")
     else:
         pi, vf = ([int(x) for x in spec.split(",") if x] for spec in (args.net_pi, args.net_vf))

@@ -15,7 +15,7 @@ from dice_envs.single_agent import SingleAgentEnv
 from dice_envs.zombie_dice import HOLD, ROLL
 from dice_envs.zombie_dice_gym import COMPACT_SIZE, ZombieDiceEnv, compact_observation
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space maximum value is infinity")
+pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
 
 ID = "dice_envs/ZombieDice-v0"
 

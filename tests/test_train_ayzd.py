@@ -87,6 +87,10 @@ def test_fixed_opponent_and_bad_arguments(tmp_path, capsys):
     (tmp_path / "broken" / "checkpoint" / "state.json").write_text("{not json")
     assert script.main(["--run-dir", str(tmp_path / "broken"), "--steps", "128", *SMALL]) == 2
     assert "damaged" in capsys.readouterr().err
+    (tmp_path / "broken" / "checkpoint" / "state.json").write_text(
+        (tmp_path / "minh" / "checkpoint" / "state.json").read_text())  # names a model that is not there
+    assert script.main(["--run-dir", str(tmp_path / "broken"), "--steps", "256", "--opponent", "minh", *SMALL]) == 2
+    assert "damaged" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("variant", ["all_yellow", "official"])
