@@ -38,15 +38,17 @@ It is only asked where holding is legal.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, Optional
+from typing import Callable, Optional
 
 import numpy as np
 
 from dice_envs.dice import roll_counts
 from dice_envs.zombie_dice import DICE_PER_ROLL, SHOTGUNS_TO_BUST, YELLOW
 
+from .head_to_head import HeadToHead  # noqa: F401  (re-exported: agents.ayzd.HeadToHead)
+from .head_to_head import head_to_head as shared_head_to_head
 from .jeopardy import ScoreRules, TurnModel, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
@@ -224,29 +226,9 @@ def evaluate(first: Policy, second: Policy, goal: int = DEFAULT_GOAL, score_cap:
     return _solve_grid(goal, M, tables, stop_when_won).first_player_win
 
 
-@dataclass
-class HeadToHead:
-    """A candidate against a reference, from both seats (the paper's "Difference")."""
-
-    win_as_first: float
-    win_as_second: float
-
-    @property
-    def win_rate(self) -> float:
-        return 0.5 * (self.win_as_first + self.win_as_second)
-
-    @property
-    def difference(self) -> float:
-        """``2 (w - 1/2)`` with ``w`` the candidate's seat-averaged win probability."""
-        return 2.0 * (self.win_rate - 0.5)
-
-    def as_dict(self) -> Dict[str, float]:
-        return {"win_as_first": self.win_as_first, "win_as_second": self.win_as_second, "difference": self.difference}
-
-
 def head_to_head(candidate: Policy, reference: Policy, goal: int = DEFAULT_GOAL,
                  score_cap: Optional[int] = None, stop_when_won: bool = True) -> HeadToHead:
     """Exact head-to-head of ``candidate`` against ``reference`` from both seats."""
-    first = evaluate(candidate, reference, goal, score_cap, stop_when_won)
-    second = 1.0 - evaluate(reference, candidate, goal, score_cap, stop_when_won)
-    return HeadToHead(first, second)
+    return shared_head_to_head(
+        evaluate, candidate, reference, goal=goal, score_cap=score_cap, stop_when_won=stop_when_won
+    )

@@ -17,6 +17,25 @@ def _pyplot():
     return plt
 
 
+def save_figure(fig, path: str, dpi: int = 130) -> str:
+    """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    suffix = os.path.splitext(path)[1] or ".png"
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=dpi, format=suffix.lstrip("."))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        _pyplot().close(fig)
+    return path
+
+
 def hold_at_table(solution, seat: int, shotguns: int, max_score: int, max_turn: Optional[int] = None) -> np.ndarray:
     """For each (own score i, opponent score j): the smallest turn total at which the
     optimal player ``seat`` (1 or 2) holds with ``shotguns`` set aside, or NaN if it
@@ -67,7 +86,4 @@ def plot_ayzd_policy(solution, path: str, extra: int = 6) -> str:
     fig.suptitle(
         f"Optimal play of All Yellow Zombie Dice (goal {goal}): first player wins {solution.first_player_win:.4f}"
     )
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

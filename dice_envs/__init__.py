@@ -24,12 +24,16 @@ from __future__ import annotations
 import gymnasium
 import pettingzoo
 
-from . import zombie_dice_v0
+from . import closest_number_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
 all_environments = {
     "zombie_dice_v0": zombie_dice_v0,
+    "shakes_v0": shakes_v0,
+    "pig_v0": pig_v0,
+    "liars_dice_v0": liars_dice_v0,
+    "closest_number_v0": closest_number_v0,
 }
 
 
@@ -52,4 +56,7 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["all_environments", "single_agent_environments", "zombie_dice_v0", "__version__"]
+__all__ = [
+    "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
+    "zombie_dice_v0", "__version__",
+]

@@ -40,6 +40,7 @@ __all__ = [
     "combine",
     "d",
     "draw_counts",
+    "order_statistic",
     "roll_counts",
     "roll_pool",
     "total_distribution",
@@ -212,6 +213,33 @@ def draw_counts(cup: Tuple[int, ...], k: int) -> Distribution:
         ways = math.prod(math.comb(c, x) for c, x in zip(cup, counts))
         if ways:
             out.append((counts, Fraction(ways, total)))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def order_statistic(die: Die, n: int, k: int) -> Distribution:
+    """Exact distribution of the ``k``-th lowest face when rolling ``n`` copies of ``die``.
+
+    ``k = 1`` is the minimum and ``k = n`` the maximum; the faces must be
+    orderable (numbers).  Uses ``P(X_(k) <= v) = P(at least k dice show <= v)``,
+    a binomial tail, so it is exact and fast for any ``n``.  Outcomes are the
+    faces in increasing order (zero-probability faces dropped).
+    """
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"number of dice must be a positive integer, got {n!r}")
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ValueError(f"k must be an integer from 1 to n={n}, got {k!r}")
+    out = []
+    below = Fraction(0)  # P(one die <= previous face)
+    tail_prev = Fraction(0)  # P(X_(k) <= previous face)
+    for face, p in sorted(die.distribution()):
+        below += p
+        tail = sum(
+            (math.comb(n, j) * below**j * (1 - below) ** (n - j) for j in range(k, n + 1)), Fraction(0)
+        )
+        if tail > tail_prev:
+            out.append((face, tail - tail_prev))
+        tail_prev = tail
     return out
 
 

@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-import numpy as np
+from benchmark_common import agent_steps_per_second, roll_often
 
 
 def time_solve(repeats: int) -> dict:
@@ -35,24 +35,9 @@ def env_steps_per_second(variant: str, steps: int, seed: int = 0, wrapped: bool 
     from dice_envs import zombie_dice_v0
 
     make = zombie_dice_v0.env if wrapped else zombie_dice_v0.raw_env
-    env = make(variant=variant)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    if steps > 1_000:
-        env_steps_per_second(variant, steps // 5, seed + 1, wrapped)  # warm-up
-    done = 0
-    t0 = time.process_time()
-    while done < steps:
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            mask = obs["action_mask"]
-            env.step(1 if mask[0] == 0 or rng.random() < 0.7 else 0)
-            done += 1
-        env.reset()
-    return done / (time.process_time() - t0)
+    return agent_steps_per_second(
+        lambda: make(variant=variant), steps, roll_often(0.7), seed, warmup=steps // 5
+    )
 
 
 def main(argv=None) -> int:

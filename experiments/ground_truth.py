@@ -35,7 +35,86 @@ def zombie_dice(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice}
+def shakes(out: str) -> dict:
+    from agents.shakes_solver import competitive_best_response, competitive_outcome
+    from dice_envs.cli.shakes import print_shakes_table, shakes_report
+
+    reports = [shakes_report(players) for players in range(2, 7)]
+    print_shakes_table(reports)
+    competitive = [competitive_outcome(players) for players in range(2, 7)]
+    for row in competitive:
+        print(f"competitive, {row['players']} players, everyone argues: draw {row['draw']:.4f}, "
+              f"each seat wins {row['each_seat_wins']:.4f}")
+    checks = [competitive_best_response(players) for players in (2, 3)]
+    for row in checks:
+        print(f"competitive, {row['players']} players: states where yielding beats arguing against "
+              f"everyone arguing: {row['states_where_yielding_is_better']}")
+    result = {"court": reports, "competitive": competitive, "competitive_best_response": checks}
+    write_json(os.path.join(out, "shakes.json"), result)
+    print(f"wrote {out}/shakes.json\n")
+    return result
+
+
+def pig(out: str) -> dict:
+    from agents.pig_plots import plot_pig_policy
+    from dice_envs.cli.pig import pig_report, print_pig_table
+
+    report = pig_report()
+    solution = report.pop("_solution")
+    print_pig_table(report)
+    report["plot"] = plot_pig_policy(solution, os.path.join(out, "pig_optimal_policy.png"))
+    write_json(os.path.join(out, "pig.json"), report)
+    print(f"wrote {out}/pig.json and {report['plot']}\n")
+    return report
+
+
+def tatham(out: str) -> dict:
+    from agents.tatham_plots import plot_fault_sensitivity
+    from dice_envs.cli.tatham import print_tatham_tables
+    from dice_envs.tatham import report as tatham_report
+
+    report = tatham_report()
+    print_tatham_tables(report)
+    if not report["all_checks_passed"]:
+        raise SystemExit("Tatham's dice: an exact check failed (see the table above)")
+    report["plot"] = plot_fault_sensitivity(os.path.join(out, "tatham_fault_sensitivity.png"))
+    write_json(os.path.join(out, "tatham.json"), report)
+    print(f"wrote {out}/tatham.json and {report['plot']}\n")
+    return report
+
+
+def liars_dice(out: str) -> dict:
+    from agents.liars_dice_plots import plot_convergence
+    from agents.liars_dice_solver import convergence_curve
+    from dice_envs.cli.liars_dice import print_values_table, values_report
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    report = values_report()
+    print_values_table(report)
+    game = LiarsDiceGame(faces=6, wild=True)
+    curves = {name: convergence_curve(game, name, 2000) for name in ("cfr", "cfr+")}
+    report["convergence_six_faces_wild"] = {k: [list(p) for p in v] for k, v in curves.items()}
+    report["plot"] = plot_convergence(
+        {name.upper(): c for name, c in curves.items()}, os.path.join(out, "liars_dice_convergence.png"),
+        "Liar's Dice, one 6-sided die each, 6s wild: CFR vs CFR+",
+    )
+    write_json(os.path.join(out, "liars_dice.json"), report)
+    print(f"wrote {out}/liars_dice.json and {report['plot']}\n")
+    return report
+
+
+def closest_number(out: str) -> dict:
+    from dice_envs.cli.closest_number import closest_number_report, print_closest_number_table
+
+    report = closest_number_report()
+    print_closest_number_table(report)
+    write_json(os.path.join(out, "closest_number.json"), report)
+    print(f"wrote {out}/closest_number.json\n")
+    return report
+
+
+JOBS = {"zombie_dice": zombie_dice, "shakes": shakes, "pig": pig, "tatham": tatham, "liars_dice": liars_dice,
+        "closest_number": closest_number}
 
 
 def main(argv=None) -> int:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import ayzd
-from agents.zombie_agents import PolicyAgent
+from agents.jeopardy_agents import PolicyAgent
 from agents.zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, llano, random_policy
 from dice_envs import zombie_dice_v0
 from dice_envs.core import play_out

@@ -90,3 +90,28 @@ def test_sampler_frequencies_match_probabilities():
 def test_sampler_rejects_bad_distribution():
     with pytest.raises(ValueError, match="sum to 1"):
         Sampler([("a", Fraction(1, 2))])
+
+
+@settings(max_examples=60)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=4).filter(lambda w: sum(w) > 0), st.data())
+def test_order_statistic_matches_enumeration(ws, data):
+    from dice_envs.dice import order_statistic
+
+    die = Die(tuple(range(1, len(ws) + 1)), ws)
+    n = data.draw(st.integers(1, 4))
+    k = data.draw(st.integers(1, n))
+    brute = Counter()
+    for faces, p in enumerate_rolls([die] * n):
+        brute[sorted(faces)[k - 1]] += p
+    exact = dict(order_statistic(die, n, k))
+    assert sum(exact.values()) == 1
+    assert exact == {key: v for key, v in brute.items() if v}
+
+
+def test_order_statistic_bad_arguments():
+    from dice_envs.dice import order_statistic
+
+    with pytest.raises(ValueError, match="k must be"):
+        order_statistic(d(6), 3, 4)
+    with pytest.raises(ValueError, match="number of dice"):
+        order_statistic(d(6), 0, 1)

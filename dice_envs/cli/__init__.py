@@ -21,7 +21,14 @@ VERBS = {
 }
 
 # Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.
-GAME_COMMANDS = ["dice_envs.cli.zombie_dice"]
+GAME_COMMANDS = [
+    "dice_envs.cli.zombie_dice",
+    "dice_envs.cli.shakes",
+    "dice_envs.cli.pig",
+    "dice_envs.cli.tatham",
+    "dice_envs.cli.liars_dice",
+    "dice_envs.cli.closest_number",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

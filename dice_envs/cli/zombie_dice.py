@@ -107,7 +107,7 @@ def print_ayzd_table(report: dict) -> None:
 def play_zombie_dice(args: argparse.Namespace) -> int:
     """A person against the AYZD-optimal policy, in the terminal."""
     from agents import ayzd
-    from agents.zombie_agents import PolicyAgent
+    from agents.jeopardy_agents import PolicyAgent
     from dice_envs import zombie_dice_v0
     from dice_envs.zombie_dice import HOLD, ROLL
 

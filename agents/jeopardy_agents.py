@@ -1,9 +1,10 @@
-"""Agents that play the Zombie Dice environments from a policy over ``(p, i, j, b, s)``.
+"""Agents that play the jeopardy-game environments (Zombie Dice, Pig) from a policy.
 
-The policies of :mod:`agents.zombie_policies` and a solved :class:`agents.ayzd.Solution`
-speak the paper's language; :class:`PolicyAgent` turns one into actions for a
-:class:`dice_envs.zombie_dice.ZombieDiceState` (two players), so exactly the
-same decisions are used by the exact evaluator and in simulated play.
+The exact solvers speak in positions ``(p, i, j, b, s)`` (seat, own score, opponent's
+score, turn total, shotguns; see :mod:`agents.ayzd` and :mod:`agents.pig`);
+:class:`PolicyAgent` turns such a policy into actions for a rules-core state that
+offers ``rolled`` and ``two_player_view()``, so exactly the same decisions are used
+by the exact evaluator and in simulated play.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Optional
 
 import numpy as np
 
-from dice_envs.zombie_dice import HOLD, ROLL, ZombieDiceState
+from dice_envs.zombie_dice import HOLD, ROLL
 
 
 class PolicyAgent:
@@ -27,12 +28,12 @@ class PolicyAgent:
         self.policy = policy
         self.rng = rng if rng is not None else np.random.default_rng()
 
-    def roll_probability(self, state: ZombieDiceState) -> float:
+    def roll_probability(self, state) -> float:
         if not state.rolled:
             return 1.0
         return float(np.asarray(self.policy(*state.two_player_view())))
 
-    def act(self, state: ZombieDiceState) -> int:
+    def act(self, state) -> int:
         q = self.roll_probability(state)
         if q >= 1.0:
             return ROLL
@@ -40,7 +41,7 @@ class PolicyAgent:
             return HOLD
         return ROLL if self.rng.random() < q else HOLD
 
-    def __call__(self, state: ZombieDiceState) -> int:
+    def __call__(self, state) -> int:
         return self.act(state)
 
     def reset(self, rng: np.random.Generator) -> None:

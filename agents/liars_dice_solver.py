@@ -1,0 +1,714 @@
+"""Equilibrium of two-player Liar's Dice: CFR+ / CFR over the public tree,
+vectorised over the private dice with numpy, and exact evaluation.
+
+The public tree
+---------------
+After the roll, everything public is the set of bids made so far (bids only go
+up, and players alternate, so the set is the sequence).  A public node is the
+bitmask ``m`` of those bids: ``2 ** B`` nodes for ``B`` bids, with the player to
+act ``popcount(m) % 2`` and the last bid the highest set bit of ``m``.  Every
+non-root node ``c`` is reached by exactly one edge, "bid ``highbit(c)``" from
+``parent(c) = c - 2 ** highbit(c)``, so per-edge quantities (strategies, regrets)
+live in arrays indexed by the child node; the call edge of node ``m`` lives in a
+second array indexed by ``m``.  The children of all nodes below ``2 ** k`` by
+bid ``k`` are exactly the nodes ``2 ** k .. 2 ** (k+1) - 1``, in the same order,
+so a top-down pass (reach probabilities) or a bottom-up pass (values) is ``B``
+contiguous slice operations.  An information state is (public node, own roll),
+so every array has one column per roll of the player concerned: ``(2 ** B, R)``.
+
+Terminal values need no walk either: every node in ``2 ** b .. 2 ** (b+1) - 1``
+ends in a call of bid ``b``, so its counterfactual values are one matrix
+product with the ``R x R`` table "bid ``b`` is true for these two rolls".
+
+One CFR iteration therefore costs ``O(B)`` numpy calls on ``(2 ** B, R)`` arrays
+and ``B`` small matrix products, never a Python loop over histories or rolls.
+
+Use::
+
+    from agents.liars_dice_solver import solve
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    result = solve(LiarsDiceGame(faces=6, wild=True), target_exploitability=1e-4)
+    result.value_first_player      # about -7/258
+    result.policy.action_probabilities(state)   # {action: probability}
+
+:func:`evaluate` gives the exact value, best-response values and exploitability
+of any policy that answers :meth:`action_probabilities(state) <Policy>`
+(:func:`tabulate` asks it once per information state).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState
+
+__all__ = [
+    "PublicTree",
+    "TreePolicy",
+    "CFRSolver",
+    "SolveResult",
+    "solve",
+    "tabulate",
+    "evaluate",
+    "exploitability",
+    "MAX_PUBLIC_NODES",
+]
+
+#: Refuse public trees above this many nodes times rolls (memory guard: about 8
+#: float64 arrays of this size are live during CFR).
+MAX_PUBLIC_NODES = 2**25
+
+SOLVER_VERSION = 1
+
+
+class PublicTree:
+    """Static structure of a two-player Liar's Dice game's public tree.
+
+    Attributes:
+        game: the :class:`~dice_envs.liars_dice.LiarsDiceGame`.
+        B, N, R: number of bids, public nodes (``2 ** B``) and rolls per player.
+        rolls: each player's possible rolls (sorted face tuples); ``roll_index`` maps back.
+        prior: float64 probability of each roll (exact values from ``dice.roll_counts``).
+        player: ``(N,)`` player to act at each node.
+        highbit: ``(N,)`` last bid at each node (-1 at the root).
+        num_actions: ``(N,)`` legal actions at each node.
+        payoff: ``(B, R, R)`` +1 where bid ``b`` is true for rolls ``(r0, r1)``, -1 where false.
+    """
+
+    def __init__(self, game: LiarsDiceGame):
+        if game.num_players != 2:
+            raise ValueError(f"the public-tree solver needs num_players=2, got {game.num_players}")
+        self.game = game
+        self.B = B = game.num_bids
+        self.N = N = 2**B
+        dist = game.roll_distribution()
+        self.rolls = [r for r, _ in dist]
+        self.roll_index = {r: i for i, r in enumerate(self.rolls)}
+        self.prior_exact = [p for _, p in dist]
+        self.prior = np.array([float(p) for p in self.prior_exact])
+        self.R = R = len(self.rolls)
+        if N * R > MAX_PUBLIC_NODES:
+            raise ValueError(
+                f"game too large for the public-tree solver: 2**{B} public nodes x {R} rolls "
+                f"= {N * R:,} > {MAX_PUBLIC_NODES:,}"
+            )
+        nodes = np.arange(N, dtype=np.int64)
+        parity = np.zeros(N, dtype=np.int8)
+        highbit = np.full(N, -1, dtype=np.int64)
+        for k in range(B):
+            bit = (nodes >> k) & 1
+            parity ^= bit.astype(np.int8)
+            highbit[bit == 1] = k
+        self.player = parity
+        self.highbit = highbit
+        self.num_actions = (B - 1 - highbit) + (nodes > 0)
+        # Full (N, R) arrays: numpy multiplies equal shapes much faster than it broadcasts.
+        self.inv_n = np.repeat((1.0 / self.num_actions)[:, None], R, axis=1)
+        # Float masks: nodes where player p acts, and edges (by child) chosen by p.
+        self.node_mask = [np.repeat((parity == p).astype(float)[:, None], R, axis=1) for p in (0, 1)]
+        self.edge_mask = []
+        for p in (0, 1):
+            mask = self.to_children(self.node_mask[p])
+            mask[0] = 0.0
+            self.edge_mask.append(mask)
+        # Payoff tables: truth of bid b for (roll of player 0, roll of player 1).
+        counts = np.zeros((R, game.faces), dtype=np.int64)
+        for i, roll in enumerate(self.rolls):
+            for f in roll:
+                counts[i, f - 1] += 1
+        total = counts[:, None, :] + counts[None, :, :]  # (R, R, faces)
+        payoff = np.empty((B, R, R))
+        for b in range(B):
+            quantity, face = game.bid(b)
+            n = total[:, :, face - 1].copy()
+            if game.wild and face != game.faces:
+                n += total[:, :, game.faces - 1]
+            payoff[b] = np.where(n >= quantity, 1.0, -1.0)
+        self.payoff = payoff
+        # payoff_t[p][b]: (R_opp, R_self) table to right-multiply opponent weights by.
+        self.payoff_t = [np.ascontiguousarray(payoff.transpose(0, 2, 1)), np.ascontiguousarray(payoff)]
+        self.call_sign = [np.where(self.node_mask[p] > 0, -1.0, 1.0) for p in (0, 1)]
+        for sign in self.call_sign:
+            sign[0] = 0.0
+
+    # -- slice passes -----------------------------------------------------------------
+
+    def top_down(self, root: np.ndarray, weight: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """``out[c] = out[parent(c)] * weight[c]``, ``out[0] = root``."""
+        out = np.empty_like(weight) if out is None else out
+        out[0] = root
+        for k in range(self.B):
+            lo, hi = 1 << k, 1 << (k + 1)
+            np.multiply(out[:lo], weight[lo:hi], out=out[lo:hi])
+        return out
+
+    def children_sum(self, x: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """``out[m] = sum of x[c]`` over the children ``c`` of ``m`` by a bid."""
+        if out is None:
+            out = np.zeros_like(x)
+        else:
+            out.fill(0.0)
+        for k in range(self.B):
+            lo, hi = 1 << k, 1 << (k + 1)
+            out[:lo] += x[lo:hi]
+        return out
+
+    def to_children(self, y: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """``out[c] = y[parent(c)]`` (row 0 copied from ``y[0]``, unused)."""
+        out = np.empty_like(y) if out is None else out
+        out[0] = y[0]
+        for k in range(self.B):
+            lo, hi = 1 << k, 1 << (k + 1)
+            out[lo:hi] = y[:lo]
+        return out
+
+    def call_values(self, opp_weight: np.ndarray, player: int, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Counterfactual value for ``player`` of the call at every node.
+
+        ``opp_weight[m, r_o]`` is the probability, including chance, that the
+        opponent holds ``r_o`` and plays to the call at ``m`` (the opponent's own
+        call probability included when the opponent is the caller).  Returns
+        ``(N, R)``: for each own roll, the expected payoff times that weight.
+        """
+        out = np.empty_like(opp_weight) if out is None else out
+        out[0] = 0.0
+        tables = self.payoff_t[player]
+        for b in range(self.B):
+            lo, hi = 1 << b, 1 << (b + 1)
+            np.matmul(opp_weight[lo:hi], tables[b], out=out[lo:hi])
+        # The bidder wins a true bid: sign +1 where `player` made the last bid,
+        # i.e. where the opponent is to act (and is the caller).
+        out *= self.call_sign[player]
+        return out
+
+    # -- information states -----------------------------------------------------------
+
+    def node(self, bids) -> int:
+        m = 0
+        for b in bids:
+            m |= 1 << b
+        return m
+
+    def probe_state(self, m: int, roll_index: int) -> LiarsDiceState:
+        """A state at public node ``m`` where the player to act holds roll ``roll_index``.
+        The opponent's dice are a placeholder (the first roll): a policy must look
+        only at the acting player's information state."""
+        bids = tuple(b for b in range(self.B) if m >> b & 1)
+        player = len(bids) % 2
+        rolls = [self.rolls[0], self.rolls[0]]
+        rolls[player] = self.rolls[roll_index]
+        return LiarsDiceState(self.game, tuple(rolls), bids, False)
+
+    def uniform(self) -> "TreePolicy":
+        edge = np.zeros((self.N, self.R))
+        edge[1:] = 1.0 / self.to_children(self.num_actions.astype(float)[:, None])[1:]
+        edge = np.broadcast_to(edge[:, :1], (self.N, self.R)).copy()
+        call = np.where(np.arange(self.N) > 0, 1.0 / self.num_actions, 0.0)[:, None].repeat(self.R, 1)
+        return TreePolicy(self, edge, call)
+
+
+@dataclass
+class TreePolicy:
+    """A behaviour policy for both players on the public tree.
+
+    ``edge[c, r]``: probability that the player to act at ``parent(c)``, holding
+    roll ``r``, bids ``highbit(c)``; ``call[m, r]``: probability of calling at ``m``.
+
+    It answers :meth:`action_probabilities` for any
+    :class:`~dice_envs.liars_dice.LiarsDiceState`, so agents can play it.
+    """
+
+    tree: PublicTree
+    edge: np.ndarray
+    call: np.ndarray
+
+    def action_probabilities(self, state: LiarsDiceState) -> Dict[int, float]:
+        """``{action: probability}`` for the player to act in ``state``."""
+        tree = self.tree
+        m = tree.node(state.bids)
+        r = tree.roll_index[state.rolls[state.current_player]]
+        out = {b: float(self.edge[m | (1 << b), r]) for b in range(tree.highbit[m] + 1, tree.B)}
+        if m:
+            out[tree.game.call_action] = float(self.call[m, r])
+        return out
+
+    def __call__(self, state: LiarsDiceState) -> Dict[int, float]:
+        return self.action_probabilities(state)
+
+    def sample(self, state: LiarsDiceState, rng: np.random.Generator) -> int:
+        probs = self.action_probabilities(state)
+        actions = list(probs)
+        p = np.array([probs[a] for a in actions])
+        return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
+
+    def probabilities_from_observation(self, observation: np.ndarray) -> np.ndarray:
+        """Action probabilities (a ``num_actions`` vector) from an environment
+        observation of the player to act, as ``liars_dice_v0`` gives it."""
+        tree, game = self.tree, self.tree.game
+        obs = np.asarray(observation)
+        base = game.num_players
+        counts = np.rint(obs[base : base + game.faces]).astype(int)
+        roll = tuple(f for f in range(1, game.faces + 1) for _ in range(counts[f - 1]))
+        bits = obs[base + game.faces : base + game.faces + game.num_bids] > 0.5
+        m = int(sum(1 << b for b in np.flatnonzero(bits)))
+        r = tree.roll_index[roll]
+        out = np.zeros(game.num_actions)
+        for b in range(tree.highbit[m] + 1, tree.B):
+            out[b] = self.edge[m | (1 << b), r]
+        if m:
+            out[game.call_action] = self.call[m, r]
+        return out
+
+    def act(self, observation, rng: np.random.Generator) -> int:
+        """Sample an action from an environment observation (``obs["observation"]``
+        or the whole ``obs`` dict): how an agent plays the policy in ``liars_dice_v0``."""
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        p = self.probabilities_from_observation(observation)
+        return int(rng.choice(len(p), p=p / p.sum()))
+
+
+def _normalise(tree: PublicTree, edge: np.ndarray, call: np.ndarray):
+    """Turn non-negative weights into a policy (uniform where all weights are 0)."""
+    total = tree.children_sum(edge)
+    total += call
+    positive = total > 0
+    inv = np.divide(1.0, total, out=np.zeros_like(total), where=positive)
+    uniform = np.where(positive, 0.0, tree.inv_n)
+    call_p = call * inv
+    call_p += uniform
+    call_p[0] = 0.0
+    edge_p = edge * tree.to_children(inv)
+    edge_p += tree.to_children(uniform)
+    edge_p[0] = 0.0
+    return edge_p, call_p
+
+
+# ---------------------------------------------------------------------------------------
+# exact evaluation
+
+
+def _masks(tree: PublicTree, player: int):
+    """``(edge mask, node mask)`` as ``(N, R)`` booleans: edges chosen by ``player``
+    (indexed by child), nodes where ``player`` acts."""
+    return tree.edge_mask[player] > 0, tree.node_mask[player] > 0
+
+
+def _opponent_terminal_weight(tree: PublicTree, policy: TreePolicy, player: int):
+    """Chance x opponent reach at each node, and including the opponent's call."""
+    opp = 1 - player
+    e_opp, n_opp = _masks(tree, opp)
+    reach = tree.top_down(tree.prior, np.where(e_opp, policy.edge, 1.0))
+    return reach, reach * np.where(n_opp, policy.call, 1.0)
+
+
+def best_response_value(tree: PublicTree, policy: TreePolicy, player: int) -> float:
+    """Expected payoff of ``player``'s best response to ``policy`` of the other player."""
+    _, term = _opponent_terminal_weight(tree, policy, player)
+    q_call = tree.call_values(term, player)
+    mine = tree.node_mask[player] > 0
+    v = q_call
+    if player == 0:
+        v[0] = -np.inf  # no call at the root; the best bid decides
+    for k in range(tree.B - 1, -1, -1):
+        lo, hi = 1 << k, 1 << (k + 1)
+        child = v[lo:hi]
+        v[:lo] = np.where(mine[:lo], np.maximum(v[:lo], child), v[:lo] + child)
+    return float(tree.prior @ v[0])
+
+
+def expected_value(tree: PublicTree, policy: TreePolicy, player: int = 0) -> float:
+    """Expected payoff of ``player`` when both play ``policy``."""
+    _, term = _opponent_terminal_weight(tree, policy, player)
+    q_call = tree.call_values(term, player)
+    e_me, n_me = _masks(tree, player)
+    v = q_call * np.where(n_me, policy.call, 1.0)
+    w = np.where(e_me, policy.edge, 1.0)
+    for k in range(tree.B - 1, -1, -1):
+        lo, hi = 1 << k, 1 << (k + 1)
+        v[:lo] += v[lo:hi] * w[lo:hi]
+    return float(tree.prior @ v[0])
+
+
+@dataclass
+class Evaluation:
+    """Exact evaluation of a policy profile."""
+
+    value_first_player: float
+    best_response: tuple  # (player 0's best-response value, player 1's)
+    nash_conv: float
+    exploitability: float
+
+    def as_dict(self) -> dict:
+        return {
+            "value_first_player": self.value_first_player,
+            "best_response_values": list(self.best_response),
+            "nash_conv": self.nash_conv,
+            "exploitability": self.exploitability,
+        }
+
+
+def tabulate(tree: PublicTree, policy) -> TreePolicy:
+    """Ask ``policy`` once per information state and return it as a :class:`TreePolicy`.
+
+    ``policy`` is an object with ``action_probabilities(state) -> {action: p}`` or a
+    callable ``policy(state)`` returning the same; a learned agent qualifies.  It
+    must use only the acting player's information (see :meth:`PublicTree.probe_state`).
+    Missing actions have probability 0; each answer must sum to 1.
+    """
+    if isinstance(policy, TreePolicy) and policy.tree.game == tree.game:
+        return policy
+    ask: Callable = getattr(policy, "action_probabilities", policy)
+    edge = np.zeros((tree.N, tree.R))
+    call = np.zeros((tree.N, tree.R))
+    call_action = tree.game.call_action
+    for m in range(tree.N):
+        for r in range(tree.R):
+            probs = ask(tree.probe_state(m, r))
+            total = 0.0
+            for a, p in probs.items():
+                p = float(p)
+                if p < 0:
+                    raise ValueError(f"negative probability {p} for action {a} at {tree.probe_state(m, r)!r}")
+                if a == call_action:
+                    if m == 0 and p > 0:
+                        raise ValueError("policy calls before any bid")
+                    call[m, r] = p
+                else:
+                    if not tree.highbit[m] < a < tree.B:
+                        if p > 0:
+                            raise ValueError(f"policy gives illegal action {a} probability {p}")
+                        continue
+                    edge[m | (1 << a), r] = p
+                total += p
+            if abs(total - 1.0) > 1e-6:
+                raise ValueError(f"action probabilities sum to {total}, not 1, at {tree.probe_state(m, r)!r}")
+    return TreePolicy(tree, edge, call)
+
+
+def evaluate(tree: PublicTree, policy, opponent=None) -> Evaluation:
+    """Exact value, best responses, NashConv and exploitability (NashConv / 2).
+
+    ``policy`` plays both seats unless ``opponent`` is given (then ``policy`` is
+    player 0 and ``opponent`` player 1; the value is player 0's, and the best
+    responses are to each other's part).
+    """
+    p0 = tabulate(tree, policy)
+    p1 = p0 if opponent is None else tabulate(tree, opponent)
+    profile = p0 if opponent is None else _combine(tree, p0, p1)
+    value = expected_value(tree, profile, 0)
+    br = (best_response_value(tree, profile, 0), best_response_value(tree, profile, 1))
+    nash_conv = br[0] + br[1]  # zero-sum: the two values sum to 0
+    return Evaluation(value, br, nash_conv, nash_conv / 2)
+
+
+def exploitability(tree: PublicTree, policy) -> float:
+    """NashConv / 2 of ``policy`` (both seats), as in OpenSpiel."""
+    return evaluate(tree, policy).exploitability
+
+
+def _combine(tree: PublicTree, p0: TreePolicy, p1: TreePolicy) -> TreePolicy:
+    e0, n0 = _masks(tree, 0)
+    return TreePolicy(tree, np.where(e0, p0.edge, p1.edge), np.where(n0, p0.call, p1.call))
+
+
+# ---------------------------------------------------------------------------------------
+# CFR / CFR+
+
+
+class CFRSolver:
+    """CFR (``plus=False``) or CFR+ (``plus=True``) on the public tree.
+
+    Both use alternating updates (as OpenSpiel's ``CFRSolver`` / ``CFRPlusSolver``).
+    CFR+ uses regret matching+ and linearly weighted averaging (iteration ``t``
+    has weight ``t``); CFR uses plain regret matching and uniform averaging.
+    :meth:`average_policy` is the policy that converges to a Nash equilibrium.
+    """
+
+    def __init__(self, game_or_tree, plus: bool = True):
+        self.tree = tree = game_or_tree if isinstance(game_or_tree, PublicTree) else PublicTree(game_or_tree)
+        self.plus = plus
+        shape = (tree.N, tree.R)
+        self.reg_edge = np.zeros(shape)
+        self.reg_call = np.zeros(shape)
+        self.avg_edge = np.zeros(shape)
+        self.avg_call = np.zeros(shape)
+        self.sig_edge = np.zeros(shape)
+        self.sig_call = np.zeros(shape)
+        self._buf = [np.zeros(shape) for _ in range(5)]
+        self.iteration = 0
+
+    def current_policy(self) -> TreePolicy:
+        """The regret-matching policy of the current iteration (a copy)."""
+        self._regret_matching()
+        return TreePolicy(self.tree, self.sig_edge.copy(), self.sig_call.copy())
+
+    def average_policy(self) -> TreePolicy:
+        if self.iteration == 0:
+            return self.tree.uniform()
+        edge, call = _normalise(self.tree, self.avg_edge, self.avg_call)
+        return TreePolicy(self.tree, edge, call)
+
+    # All the work below is done in preallocated buffers: allocating and freeing
+    # large temporaries every iteration costs more than the arithmetic.
+
+    def _regret_matching(self) -> None:
+        tree, E, C = self.tree, self.sig_edge, self.sig_call
+        total, inv, uniform, tmp = self._buf[:4]
+        np.maximum(self.reg_edge, 0, out=E)
+        np.maximum(self.reg_call, 0, out=C)
+        tree.children_sum(E, out=total)
+        total += C
+        np.sign(total, out=uniform)  # 1 where some regret is positive, else 0
+        np.maximum(total, np.finfo(float).tiny, out=inv)
+        np.divide(1.0, inv, out=inv)
+        inv *= uniform
+        np.subtract(1.0, uniform, out=uniform)
+        uniform *= tree.inv_n
+        C *= inv
+        C += uniform
+        C[0] = 0.0
+        E *= tree.to_children(inv, out=tmp)
+        E += tree.to_children(uniform, out=tmp)
+        E[0] = 0.0
+
+    def _update(self, player: int, weight: float) -> None:
+        tree = self.tree
+        self._regret_matching()
+        E, C = self.sig_edge, self.sig_call
+        w, term, q_call, v, own_edge = self._buf[:5]
+        em, nm = tree.edge_mask[player], tree.node_mask[player]
+        eo, no = tree.edge_mask[1 - player], tree.node_mask[1 - player]
+        # Chance x opponent reach, and its weight at each call terminal.
+        np.multiply(E, eo, out=w)
+        w += em
+        tree.top_down(tree.prior, w, out=term)
+        np.multiply(C, no, out=w)
+        w += nm
+        term *= w
+        tree.call_values(term, player, out=q_call)
+        # Counterfactual values of this player's information states, bottom-up.
+        np.multiply(C, nm, out=w)
+        w += no
+        np.multiply(q_call, w, out=v)
+        np.multiply(E, em, out=own_edge)
+        own_edge += eo
+        for k in range(tree.B - 1, -1, -1):
+            lo, hi = 1 << k, 1 << (k + 1)
+            np.multiply(v[lo:hi], own_edge[lo:hi], out=term[lo:hi])
+            v[:lo] += term[lo:hi]
+        # Instantaneous regrets at this player's information states.
+        tree.to_children(v, out=w)
+        np.subtract(v, w, out=w)
+        w *= em
+        self.reg_edge += w
+        np.subtract(q_call, v, out=w)
+        w *= nm
+        w[0] = 0.0
+        self.reg_call += w
+        if self.plus:
+            np.maximum(self.reg_edge, 0, out=self.reg_edge)
+            np.maximum(self.reg_call, 0, out=self.reg_call)
+        # Average strategy, weighted by own reach.
+        reach = tree.top_down(weight, own_edge, out=term)
+        np.multiply(reach, C, out=w)
+        w *= nm
+        self.avg_call += w
+        reach *= em
+        self.avg_edge += reach
+
+    def iterate(self, n: int = 1) -> None:
+        for _ in range(n):
+            self.iteration += 1
+            weight = float(self.iteration) if self.plus else 1.0
+            for player in (0, 1):
+                self._update(player, weight)
+
+    def evaluate(self) -> Evaluation:
+        return evaluate(self.tree, self.average_policy())
+
+
+@dataclass
+class SolveResult:
+    """What :func:`solve` returns."""
+
+    game: LiarsDiceGame
+    algorithm: str
+    policy: TreePolicy
+    value_first_player: float
+    exploitability: float
+    iterations: int
+    seconds: float
+    history: List[tuple] = field(default_factory=list)  # (iteration, exploitability, seconds)
+    cached: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "game": "liars_dice",
+            **self.game.config(),
+            "algorithm": self.algorithm,
+            "value_first_player": self.value_first_player,
+            "exploitability": self.exploitability,
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "public_nodes": self.policy.tree.N,
+            "rolls_per_player": self.policy.tree.R,
+            "cached": self.cached,
+        }
+
+
+def _check_schedule(iterations: int) -> int:
+    return 1 if iterations < 10 else 5 if iterations < 100 else 20 if iterations < 1000 else 100
+
+
+def solve(
+    game: LiarsDiceGame,
+    target_exploitability: float = 1e-4,
+    algorithm: str = "cfr+",
+    max_iterations: int = 100_000,
+    max_seconds: Optional[float] = None,
+    check_every: Optional[int] = None,
+    cache_dir: Optional[str] = None,
+    progress: Optional[Callable[[int, float], None]] = None,
+) -> SolveResult:
+    """Run CFR+ (or ``algorithm="cfr"``) until the average policy's exploitability
+    is at most ``target_exploitability`` (checked exactly every few iterations).
+
+    Args:
+        game: a two-player :class:`~dice_envs.liars_dice.LiarsDiceGame`.
+        target_exploitability: stop at or below this NashConv / 2 (> 0).
+        algorithm: ``"cfr+"`` or ``"cfr"``.
+        max_iterations, max_seconds: stop anyway when reached.
+        check_every: iterations between exact exploitability checks (default: 1,
+            5, 20 or 100 as the run grows).
+        cache_dir: if given, reuse/store the result there (see :func:`load_cached`).
+        progress: called as ``progress(iteration, exploitability)`` at every check.
+
+    Raises:
+        ValueError: for a bad argument or a game that is too large.
+    """
+    if algorithm not in ("cfr+", "cfr"):
+        raise ValueError(f"algorithm must be 'cfr+' or 'cfr', got {algorithm!r}")
+    if not (isinstance(target_exploitability, (int, float)) and target_exploitability > 0):
+        raise ValueError(f"target_exploitability must be a positive number, got {target_exploitability!r}")
+    if not isinstance(max_iterations, int) or max_iterations < 1:
+        raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
+    if cache_dir is not None:
+        cached = load_cached(game, target_exploitability, algorithm, cache_dir)
+        if cached is not None:
+            return cached
+    t0 = time.perf_counter()
+    solver = CFRSolver(game, plus=(algorithm == "cfr+"))
+    history = []
+    expl = float("inf")
+    while True:
+        step = check_every or _check_schedule(solver.iteration)
+        solver.iterate(min(step, max_iterations - solver.iteration))
+        result = solver.evaluate()
+        expl = result.exploitability
+        history.append((solver.iteration, expl, time.perf_counter() - t0))
+        if progress is not None:
+            progress(solver.iteration, expl)
+        if expl <= target_exploitability or solver.iteration >= max_iterations:
+            break
+        if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+            break
+    out = SolveResult(game, algorithm, solver.average_policy(), result.value_first_player, expl,
+                      solver.iteration, time.perf_counter() - t0, history)
+    if cache_dir is not None and expl <= target_exploitability:
+        store_cached(out, target_exploitability, cache_dir)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# on-disk cache
+
+
+def _cache_key(game: LiarsDiceGame, target: float, algorithm: str) -> dict:
+    return {"solver_version": SOLVER_VERSION, "game": game.config(), "target": float(target), "algorithm": algorithm}
+
+
+def _cache_path(game, target, algorithm, cache_dir) -> str:
+    key = json.dumps(_cache_key(game, target, algorithm), sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return os.path.join(cache_dir, f"liars_dice_{digest}.npz")
+
+
+def store_cached(result: SolveResult, target: float, cache_dir: str) -> str:
+    """Write the average policy and its figures atomically (temp file + rename)."""
+    os.makedirs(cache_dir, exist_ok=True)
+    path = _cache_path(result.game, target, result.algorithm, cache_dir)
+    meta = {**_cache_key(result.game, target, result.algorithm), "iterations": result.iterations,
+            "seconds": result.seconds, "value_first_player": result.value_first_player,
+            "exploitability": result.exploitability, "history": result.history}
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, edge=result.policy.edge, call=result.policy.call, meta=np.array(json.dumps(meta)))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: str) -> Optional[SolveResult]:
+    """The cached result, or ``None`` if missing, stale or damaged.
+
+    The cache is trusted only if its metadata matches this game, target, algorithm
+    and solver version, the arrays have the right shape, and the stored policy's
+    exploitability, recomputed exactly now, meets the target and agrees with the
+    stored value.  Anything else is treated as absent (and overwritten by the next
+    solve).
+    """
+    path = _cache_path(game, target, algorithm, cache_dir)
+    if not os.path.exists(path):
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            edge, call = data["edge"], data["call"]
+        if {k: meta.get(k) for k in ("solver_version", "game", "target", "algorithm")} != _cache_key(
+            game, target, algorithm
+        ):
+            return None
+        tree = PublicTree(game)
+        if edge.shape != (tree.N, tree.R) or call.shape != (tree.N, tree.R):
+            return None
+        policy = TreePolicy(tree, edge, call)
+        ev = evaluate(tree, policy)
+        if not (ev.exploitability <= target and abs(ev.exploitability - meta["exploitability"]) < 1e-9
+                and abs(ev.value_first_player - meta["value_first_player"]) < 1e-9):
+            return None
+    except Exception:  # damaged file: unreadable, truncated, bad JSON, wrong types
+        return None
+    return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, meta["iterations"],
+                       meta["seconds"], [tuple(h) for h in meta["history"]], cached=True)
+
+
+def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,
+                      num_points: int = 40) -> List[tuple]:
+    """``[(iteration, exploitability, seconds), ...]`` at about ``num_points``
+    log-spaced iterations up to ``iterations`` (the exploitability of the average
+    policy, computed exactly; the seconds exclude the evaluations)."""
+    if algorithm not in ("cfr+", "cfr"):
+        raise ValueError(f"algorithm must be 'cfr+' or 'cfr', got {algorithm!r}")
+    solver = CFRSolver(game, plus=(algorithm == "cfr+"))
+    marks = sorted(set(np.unique(np.geomspace(1, iterations, num_points).round().astype(int)).tolist()))
+    out, spent = [], 0.0
+    for mark in marks:
+        t0 = time.perf_counter()
+        solver.iterate(mark - solver.iteration)
+        spent += time.perf_counter() - t0
+        out.append((mark, solver.evaluate().exploitability, spent))
+    return out

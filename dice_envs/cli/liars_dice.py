@@ -1,0 +1,230 @@
+"""``dice-envs solve liars-dice``, ``dice-envs export-efg liars-dice`` and
+``dice-envs play liars-dice``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import print_json
+
+
+def _game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--faces", type=int, default=6, help="sides of each die, 2 to 6 (6)")
+    parser.add_argument("--dice", type=int, default=1, help="dice per player, 1 to 5 (1)")
+    parser.add_argument("--wild", action="store_true", help="the highest face is wild (OpenSpiel's liars_dice)")
+
+
+def add_commands(verbs) -> None:
+    solve = verbs["solve"].add_parser(
+        "liars-dice", help="Liar's Dice (2 players): equilibrium by CFR+, value and exploitability"
+    )
+    _game_arguments(solve)
+    solve.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
+                       help="stop when the average policy's exploitability (NashConv/2) is <= E (1e-4)")
+    solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+")
+    solve.add_argument("--max-iterations", type=int, default=100_000)
+    solve.add_argument("--lp", action="store_true", help="also solve the sequence-form LP (small games)")
+    solve.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.set_defaults(handler=solve_liars_dice)
+
+    export = verbs["export-efg"].add_parser("liars-dice", help="write Liar's Dice as a Gambit .efg file")
+    _game_arguments(export)
+    export.add_argument("--max-quantity", type=int, default=None,
+                        help="highest quantity one may bid (default: the number of dice in play)")
+    export.add_argument("--seed-bids", action="store_true",
+                        help="the seed's bid space: quantities up to the number of faces (125 / 9,208 / "
+                             "2,097,137 nodes for 2/3/4 faces)")
+    export.add_argument("--out", "-o", default=None, help="output file (default liars_dice_<faces>.efg)")
+    export.add_argument("--json", action="store_true", help="print one JSON object")
+    export.set_defaults(handler=export_liars_dice)
+
+    play = verbs["play"].add_parser("liars-dice", help="play Liar's Dice against the equilibrium")
+    _game_arguments(play)
+    play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to bid first, 1 to bid second")
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
+                      help="solve the computer's strategy to this exploitability (1e-3)")
+    play.set_defaults(handler=play_liars_dice)
+
+
+def default_cache_dir() -> str:
+    """``$DICE_ENVS_CACHE`` or ``~/.cache/dice_envs``."""
+    return os.environ.get("DICE_ENVS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dice_envs")
+
+
+def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitability: float = 1e-4,
+                 algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
+                 cache_dir=None, progress=None) -> dict:
+    """Solve one game and return the figures the CLI prints."""
+    from agents.liars_dice_solver import solve
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
+    result = solve(game, exploitability, algorithm, max_iterations=max_iterations, cache_dir=cache_dir,
+                   progress=progress)
+    report = result.as_dict()
+    report["target_exploitability"] = exploitability
+    report["converged"] = result.exploitability <= exploitability
+    if lp:
+        from agents.game_tree import build_tree
+        from agents.sequence_form import solve_lp
+
+        from agents.exploitability import certify_value
+
+        tree = build_tree(game)
+        lp_result = solve_lp(tree)
+        report["lp_value_first_player"] = lp_result.value
+        report["lp_seconds"] = lp_result.seconds
+        lower, upper = certify_value(tree, lp_result.policy)
+        report["exact_value"] = str(lower) if lower == upper else None
+        report["exact_bounds"] = [str(lower), str(upper)]
+    return report
+
+
+def solve_liars_dice(args: argparse.Namespace) -> int:
+    if not args.exploitability > 0:
+        raise ValueError(f"--exploitability must be positive, got {args.exploitability}")
+    def progress(iteration, expl):  # on stderr, so --json output stays one object
+        print(f"\riteration {iteration}: exploitability {expl:.2e}", end="", file=sys.stderr, flush=True)
+
+    report = solve_report(args.faces, args.dice, args.wild, args.exploitability, args.algorithm,
+                          args.max_iterations, args.lp, args.cache_dir,
+                          progress if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    if args.json:
+        print_json(report)
+        return 0
+    wild = ", highest face wild" if args.wild else ""
+    print(f"Liar's Dice, {args.dice} {args.faces}-sided di{'c' if args.dice > 1 else ''}e each{wild}")
+    print(f"  first player's value  {report['value_first_player']:+.6f}")
+    print(f"  exploitability        {report['exploitability']:.2e} (target {args.exploitability:.0e})")
+    print(f"  {args.algorithm} iterations   {report['iterations']}, {report['seconds']:.2f} s")
+    if "lp_value_first_player" in report:
+        print(f"  sequence-form LP      {report['lp_value_first_player']:+.6f} ({report['lp_seconds']:.2f} s)")
+        if report["exact_value"] is not None:
+            print(f"  exact value (proven)  {report['exact_value']}")
+    return 0
+
+
+def export_liars_dice(args: argparse.Namespace) -> int:
+    from agents.gambit import write_efg
+    from dice_envs.liars_dice import LiarsDiceGame, tree_size
+
+    max_quantity = args.faces if args.seed_bids else args.max_quantity
+    game = LiarsDiceGame(dice_per_player=args.dice, faces=args.faces, wild=args.wild, max_quantity=max_quantity)
+    out = args.out or f"liars_dice_{args.faces}{'_wild' if args.wild else ''}.efg"
+    comment = (
+        "Liar's Dice (dice_envs): bids 'at least q dice show face f', a call ends the game; "
+        "payoff +1 to the winner of the call, -1 to the loser."
+        + (" Seed bid space: quantities up to the number of faces." if args.seed_bids else "")
+    )
+    nodes = write_efg(game, out, title=f"Liar's Dice {game!r}", comment=comment)
+    report = {"file": out, "nodes": nodes, "expected_nodes": tree_size(game), **game.config()}
+    if args.json:
+        print_json(report)
+    else:
+        print(f"wrote {nodes:,} nodes to {out}")
+    return 0
+
+
+def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
+    """A person against the CFR+ equilibrium, in the terminal."""
+    from agents.liars_dice_solver import solve
+    from dice_envs import liars_dice_v0
+
+    env = liars_dice_v0.raw_env(dice_per_player=args.dice, faces=args.faces, wild=args.wild)
+    game = env.game
+    print("solving the computer's strategy ...", file=sys.stderr)
+    result = solve(game, args.exploitability, cache_dir=default_cache_dir())
+    rng = np.random.default_rng(args.seed)
+    env.reset(seed=args.seed)
+    me = env.possible_agents[args.seat]
+    print(f"you are {me}; your dice: {' '.join(map(str, env.game_state.rolls[args.seat]))}"
+          f"{' (' + str(game.faces) + 's are wild)' if game.wild else ''}")
+    print(f"(the equilibrium is worth {result.value_first_player:+.4f} to player_0)")
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        state = env.game_state
+        if agent == me:
+            env.step(_ask_action(state, input_fn))
+        else:
+            action = result.policy.sample(state, rng)
+            print(f"computer: {game.action_name(action)}")
+            env.step(action)
+    print(env.game_state)
+    print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
+    return 0
+
+
+def _ask_action(state, input_fn) -> int:
+    game = state.game
+    legal = state.legal_actions()
+    last = game.action_name(state.bids[-1]) if state.bids else "none"
+    prompt = f"last bid: {last}. Bid 'q f' (at least q dice show f), or 'call': "
+    while True:
+        try:
+            answer = input_fn(prompt).strip().lower()
+        except EOFError:
+            raise KeyboardInterrupt from None
+        try:
+            if answer in ("call", "c", "liar"):
+                action = game.call_action
+            else:
+                q, f = (int(x) for x in answer.replace("x", " ").split())
+                action = game.bid_action(q, f)
+        except ValueError:
+            print(f"please answer 'q f' with q from 1 to {game.max_quantity} and f from 1 to {game.faces}, or 'call'")
+            continue
+        if action in legal:
+            return action
+        print("that is not legal here; legal: " + ", ".join(game.action_name(a) for a in legal))
+
+
+OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die each, 6s wild)
+
+
+def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
+    """Game values for one die each, with and without the wild face: CFR+ to
+    ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
+    rounded profile then proves the exact value (:func:`agents.exploitability.certify_value`)."""
+    rows = []
+    for wild in (False, True):
+        for f in faces:
+            row = solve_report(f, 1, wild, exploitability, lp=lp)
+            if lp:
+                row["cfr_minus_lp"] = row["value_first_player"] - row["lp_value_first_player"]
+            if wild and f == 6:
+                row["openspiel_value"] = OPENSPIEL_VALUE_SIX_WILD
+            rows.append(row)
+    return {"game": "liars_dice", "dice_per_player": 1, "target_exploitability": exploitability, "rows": rows}
+
+
+def print_values_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
+    for column in ("F", "wild", "CFR+", "expl.", "iters", "s", "LP", "exact", "published"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["rows"]:
+        published = row.get("openspiel_value")
+        table.add_row(
+            str(row["faces"]), "yes" if row["wild"] else "no", f"{row['value_first_player']:+.6f}",
+            f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
+            f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
+            row.get("exact_value") or "",
+            "" if published is None else "-7/258",
+        )
+    Console(width=max(Console().width, 90)).print(table)
+    print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
+          "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
+          "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")

@@ -1,0 +1,340 @@
+"""Liar's Dice rules core: one round of bidding on hidden dice.
+
+This module holds the rules once; the PettingZoo environment
+(:mod:`dice_envs.liars_dice_v0`), the equilibrium solvers
+(:mod:`agents.liars_dice_solver`, :mod:`agents.sequence_form`), exact evaluation
+(:mod:`agents.exploitability`) and the Gambit writer (:mod:`agents.gambit`) all
+use it.
+
+Rules (the seed document ``002``, "A Roll of the Liar's Dice"):
+
+* Each player rolls ``dice_per_player`` dice with ``faces`` sides (1..faces)
+  and sees only their own.
+* Players take turns, player 0 first.  A *bid* ``(q, f)`` claims "at least ``q``
+  of all the dice show face ``f``".  Each bid must be higher than the last: a
+  higher quantity with any face, or the same quantity with a higher face.  Bids
+  are numbered in that order, ``bid = (q - 1) * faces + (f - 1)`` (OpenSpiel's
+  numbering), so a higher bid is simply a higher number.
+* Instead of bidding, a player may *call* the last bid (never before the first
+  bid).  The dice are revealed: if the bid is true the caller loses, otherwise
+  the caller wins.  The winner gets +1, the loser -1 (other players, when there
+  are more than two, get 0).  After the highest bid the next player can only
+  call.
+* ``wild=True``: the highest face is wild and counts towards a bid on any face
+  (a die showing the wild face counts once, also for a bid on the wild face).
+  This is OpenSpiel's ``liars_dice``; its two-player, one-six-sided-die value
+  for the first player is -7/258.
+
+Quantities run from 1 to the number of dice in play (``max_quantity=None``).
+The seed's F# program instead lets quantities run up to the number of *faces*
+(``for amt in 1 .. maxDie``), so with one die each and ``faces > 2`` it also
+has bids such as "at least 3 dice show 1" that two dice can never make true.
+``max_quantity=faces`` reproduces its tree (125 / 9,208 / 2,097,137 nodes for
+2/3/4 faces, see :func:`tree_size`).  Such bids only lose when called, so they
+do not change the game's value, but they make the tree far larger.
+
+The dice are rolled at one chance node whose outcome is every player's roll, a
+sorted tuple of faces per player (as in the seed's tree, which has one chance
+node with ``faces ** 2`` outcomes for one die each).  With more than one die
+per player, a roll is the multiset of faces with its multinomial probability
+from :func:`dice_envs.dice.roll_counts`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .core import CHANCE, TERMINAL, Game, GameState
+from .dice import combine, d, roll_counts
+
+__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "seed_game", "tree_size"]
+
+#: Node counts the seed reports for one die each and quantities up to ``faces``.
+SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
+
+
+def _check_int(name: str, value, low: int, high: Optional[int]) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        allowed = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return int(value)
+
+
+class LiarsDiceGame(Game):
+    """Configuration of a Liar's Dice round.
+
+    Args:
+        num_players: 2 to 6 players (the solvers need exactly 2).
+        dice_per_player: dice each player rolls, 1 to 5.
+        faces: sides of each die, 2 to 6.
+        wild: the highest face is wild (OpenSpiel's rule).
+        max_quantity: the highest quantity one may bid (1 to 36); ``None`` means the number of
+            dice in play.  ``faces`` gives the seed's bid space (see the module
+            docstring).
+
+    Raises:
+        ValueError: naming the argument and its allowed range.
+    """
+
+    name = "liars_dice"
+
+    def __init__(self, num_players: int = 2, dice_per_player: int = 1, faces: int = 6, wild: bool = False,
+                 max_quantity: Optional[int] = None):
+        self.num_players = _check_int("num_players", num_players, 2, 6)
+        self.dice_per_player = _check_int("dice_per_player", dice_per_player, 1, 5)
+        self.faces = _check_int("faces", faces, 2, 6)
+        if not isinstance(wild, (bool, np.bool_)):
+            raise ValueError(f"wild must be True or False, got {wild!r}")
+        self.wild = bool(wild)
+        self.total_dice = self.num_players * self.dice_per_player
+        if max_quantity is None:
+            max_quantity = self.total_dice
+        self.max_quantity = _check_int("max_quantity", max_quantity, 1, 36)
+        self.num_bids = self.max_quantity * self.faces
+        self.call_action = self.num_bids
+        self.num_actions = self.num_bids + 1
+        self.action_names = tuple(
+            [f"bid {q}x{f}" for q in range(1, self.max_quantity + 1) for f in range(1, self.faces + 1)]
+            + ["call"]
+        )
+        self.die = d(self.faces)
+
+    # -- static facts -------------------------------------------------------------
+
+    def bid(self, action: int) -> Tuple[int, int]:
+        """``(quantity, face)`` of bid number ``action``."""
+        if not 0 <= action < self.num_bids:
+            raise ValueError(f"bid number must be from 0 to {self.num_bids - 1}, got {action}")
+        return action // self.faces + 1, action % self.faces + 1
+
+    def bid_action(self, quantity: int, face: int) -> int:
+        """The action number of the bid "at least ``quantity`` dice show ``face``"."""
+        _check_int("quantity", quantity, 1, self.max_quantity)
+        _check_int("face", face, 1, self.faces)
+        return (quantity - 1) * self.faces + face - 1
+
+    def matches(self, face_counts, face: int) -> int:
+        """How many dice count towards a bid on ``face``, given counts per face
+        (index 0 is face 1).  Wild dice count for every face."""
+        n = face_counts[face - 1]
+        if self.wild and face != self.faces:
+            n += face_counts[self.faces - 1]
+        return n
+
+    def bid_is_true(self, action: int, rolls) -> bool:
+        """Is bid ``action`` true for ``rolls`` (one tuple of faces per player)?"""
+        quantity, face = self.bid(action)
+        counts = [0] * self.faces
+        for roll in rolls:
+            for f in roll:
+                counts[f - 1] += 1
+        return self.matches(counts, face) >= quantity
+
+    @lru_cache(maxsize=None)
+    def roll_distribution(self):
+        """One player's roll: ``[(sorted faces tuple, Fraction), ...]``, exact."""
+        out = []
+        for counts, p in roll_counts(self.die, self.dice_per_player):
+            faces = tuple(f for f, c in zip(self.die.faces, counts) for _ in range(c))
+            out.append((faces, p))
+        return out
+
+    def chance_distribution(self):
+        """The opening chance node: every player's roll, ``[(rolls, Fraction), ...]``."""
+        return combine([self.roll_distribution()] * self.num_players)
+
+    @property
+    def observation_shape(self):
+        return (self.num_players + self.faces + self.num_actions,)
+
+    def observation_bounds(self):
+        low = np.zeros(self.observation_shape, np.float32)
+        high = np.ones(self.observation_shape, np.float32)
+        high[self.num_players : self.num_players + self.faces] = self.dice_per_player
+        return low, high
+
+    def new_initial_state(self) -> "LiarsDiceState":
+        return LiarsDiceState(self, None, (), False)
+
+    def infoset_label(self, state: "LiarsDiceState", player: int) -> str:
+        """A short name for ``player``'s information state (used in Gambit files)."""
+        dice = " ".join(map(str, state.rolls[player]))
+        bids = " ".join(self.action_name(b)[4:] for b in state.bids) or "-"
+        return f"P{player + 1} dice {dice}; bids {bids}"
+
+    def __repr__(self):
+        return (
+            f"LiarsDiceGame(num_players={self.num_players}, dice_per_player={self.dice_per_player}, "
+            f"faces={self.faces}, wild={self.wild}, max_quantity={self.max_quantity})"
+        )
+
+    def config(self) -> dict:
+        """The arguments that rebuild this game (used in caches and reports)."""
+        return dict(num_players=self.num_players, dice_per_player=self.dice_per_player, faces=self.faces,
+                    wild=self.wild, max_quantity=self.max_quantity)
+
+    def __eq__(self, other):
+        return isinstance(other, LiarsDiceGame) and self.config() == other.config()
+
+    def __hash__(self):
+        return hash(tuple(self.config().items()))
+
+
+class LiarsDiceState(GameState):
+    """An immutable Liar's Dice position.
+
+    Attributes:
+        rolls: one sorted tuple of faces per player (``None`` before the roll).
+        bids: the bids made so far, in order (strictly increasing action numbers).
+        called: the last bid has been called; the game is over.
+    """
+
+    __slots__ = ("game", "rolls", "bids", "called")
+
+    def __init__(self, game: LiarsDiceGame, rolls, bids: Tuple[int, ...], called: bool):
+        self.game = game
+        self.rolls = rolls
+        self.bids = bids
+        self.called = called
+
+    # -- queries ----------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        if self.rolls is None:
+            return CHANCE
+        if self.called:
+            return TERMINAL
+        return len(self.bids) % self.game.num_players
+
+    @property
+    def bidder(self) -> Optional[int]:
+        """The seat that made the last bid (``None`` before the first bid)."""
+        return (len(self.bids) - 1) % self.game.num_players if self.bids else None
+
+    @property
+    def caller(self) -> Optional[int]:
+        return len(self.bids) % self.game.num_players if self.called else None
+
+    def legal_actions(self):
+        if self.rolls is None or self.called:
+            return ()
+        start = self.bids[-1] + 1 if self.bids else 0
+        actions = tuple(range(start, self.game.num_bids))
+        return actions + (self.game.call_action,) if self.bids else actions
+
+    def chance_outcomes(self):
+        assert self.rolls is None, "not a chance node"
+        return self.game.chance_distribution()
+
+    def sample_chance(self, rng):
+        """Roll every player's dice with ``rng`` (each die uniform on 1..faces)."""
+        g = self.game
+        faces = rng.integers(1, g.faces + 1, size=(g.num_players, g.dice_per_player))
+        return tuple(tuple(sorted(int(f) for f in row)) for row in faces)
+
+    def describe_outcome(self, outcome) -> str:
+        return "dice rolled: " + "; ".join(
+            f"player_{p} {' '.join(map(str, roll))}" for p, roll in enumerate(outcome)
+        )
+
+    @property
+    def winner(self) -> Optional[int]:
+        if not self.called:
+            return None
+        true = self.game.bid_is_true(self.bids[-1], self.rolls)
+        return self.bidder if true else self.caller
+
+    def returns(self):
+        out = [0.0] * self.game.num_players
+        if self.called:
+            winner = self.winner
+            loser = self.caller if winner == self.bidder else self.bidder
+            out[winner], out[loser] = 1.0, -1.0
+        return tuple(out)
+
+    # -- transitions ------------------------------------------------------------------
+
+    def apply(self, action) -> "LiarsDiceState":
+        g = self.game
+        if self.rolls is None:
+            rolls = tuple(tuple(sorted(int(f) for f in roll)) for roll in action)
+            if len(rolls) != g.num_players or any(
+                len(r) != g.dice_per_player or not all(1 <= f <= g.faces for f in r) for r in rolls
+            ):
+                raise ValueError(f"chance outcome {action!r} is not a roll of this game")
+            return LiarsDiceState(g, rolls, (), False)
+        action = self.check_action(action)
+        if action == g.call_action:
+            return LiarsDiceState(g, self.rolls, self.bids, True)
+        return LiarsDiceState(g, self.rolls, self.bids + (action,), False)
+
+    # -- views ------------------------------------------------------------------------
+
+    def information_state(self, player: int):
+        """What ``player`` knows, as a hashable key: own roll and the bids so far
+        (perfect recall; who made each bid follows from the turn order)."""
+        roll = self.rolls[player] if self.rolls is not None else None
+        return (player, roll, self.bids, self.called)
+
+    def observation(self, player: int) -> np.ndarray:
+        """``player``'s view: seat one-hot (n), own dice as counts per face (faces),
+        one flag per bid made (num_bids), called flag (1).  The set of bids made is
+        the whole public history, since bids only go up and turns alternate."""
+        g = self.game
+        obs = np.zeros(g.observation_shape, np.float32)
+        obs[player] = 1.0
+        if self.rolls is not None:
+            for f in self.rolls[player]:
+                obs[g.num_players + f - 1] += 1.0
+        base = g.num_players + g.faces
+        for b in self.bids:
+            obs[base + b] = 1.0
+        if self.called:
+            obs[base + g.num_bids] = 1.0
+        return obs
+
+    def __str__(self) -> str:
+        g = self.game
+        lines = []
+        if self.rolls is None:
+            return "dice not rolled yet"
+        history = ", ".join(f"player_{i % g.num_players}: {g.action_name(b)}" for i, b in enumerate(self.bids))
+        lines.append("bids: " + (history or "none yet"))
+        if self.called:
+            bid = g.action_name(self.bids[-1])
+            dice = "; ".join(f"player_{p} {' '.join(map(str, r))}" for p, r in enumerate(self.rolls))
+            verdict = "true" if g.bid_is_true(self.bids[-1], self.rolls) else "false"
+            lines.append(f"player_{self.caller} calls {bid}: dice {dice}; the bid is {verdict}; "
+                         f"player_{self.winner} wins")
+        else:
+            lines.append(f"player_{self.current_player} to bid or call")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"LiarsDiceState(rolls={self.rolls}, bids={self.bids}, called={self.called})"
+
+
+def tree_size(game: LiarsDiceGame) -> int:
+    """Number of nodes of the full game tree (chance, decision and terminal), by formula.
+
+    After the roll, a history is a strictly increasing sequence of bids, i.e. a
+    subset of the ``B`` bids: ``2**B`` decision nodes, and every non-empty one has
+    a call terminal (``2**B - 1``), for each of the roll outcomes, plus the root.
+    ``tree_size(LiarsDiceGame(faces=F, max_quantity=F))`` is the seed's count for
+    ``F = 2, 3, 4`` (125, 9,208, 2,097,137).  Two players only.
+    """
+    if game.num_players != 2:
+        raise ValueError("tree_size counts 2-player trees only")
+    per_roll = 2 ** game.num_bids + 2 ** game.num_bids - 1
+    return 1 + len(game.chance_distribution()) * per_roll
+
+
+def seed_game(faces: int) -> LiarsDiceGame:
+    """The seed's game: one die each, quantities up to ``faces``, no wild face."""
+    return LiarsDiceGame(faces=faces, max_quantity=faces)

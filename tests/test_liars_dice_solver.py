@@ -1,0 +1,387 @@
+"""Liar's Dice equilibrium: CFR+/CFR on the public tree, the sequence-form LP, exact
+evaluation (vectorised and generic), the cache, the Gambit writer and the CLI."""
+
+import io
+import json
+import os
+import re
+from contextlib import redirect_stdout
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import exploitability as generic
+from agents.game_tree import build_tree
+from agents.gambit import efg_text, write_efg
+from agents.liars_dice_solver import (
+    CFRSolver,
+    PublicTree,
+    TreePolicy,
+    evaluate,
+    load_cached,
+    solve,
+    tabulate,
+)
+from agents.sequence_form import solve_lp
+from dice_envs import liars_dice_v0
+from dice_envs.liars_dice import LiarsDiceGame, seed_game
+
+OPENSPIEL_VALUE = Fraction(-7, 258)  # liars_dice, one 6-sided die each, 6s wild
+
+# Exact values for one die each: the sequence-form LP's values, proven exactly by
+# certify_value (the rounded LP profile's two best responses, in exact arithmetic,
+# meet at this fraction).
+LP_VALUES = {2: Fraction(0), 3: Fraction(-1, 9), 4: Fraction(-1, 8), 5: Fraction(-3, 25), 6: Fraction(-1, 9)}
+LP_WILD_VALUES = {2: Fraction(1, 2), 3: Fraction(1, 9), 4: Fraction(1, 16), 5: Fraction(1, 125), 6: OPENSPIEL_VALUE}
+
+
+# -- the published value ---------------------------------------------------------------------------
+
+
+def test_openspiel_value_six_faces_wild_cfr_plus():
+    """OpenSpiel's liars_dice value -7/258, by CFR+ to exploitability <= 1e-4 (about 2 s)."""
+    result = solve(LiarsDiceGame(faces=6, wild=True), target_exploitability=1e-4)
+    assert result.exploitability <= 1e-4
+    assert abs(result.value_first_player - float(OPENSPIEL_VALUE)) < 1e-3
+    # A value within NashConv of the equilibrium value is what CFR guarantees.
+    assert abs(result.value_first_player - float(OPENSPIEL_VALUE)) <= 2 * result.exploitability
+
+
+def test_cfr_plus_iterates_exactly_like_openspiel():
+    """OpenSpiel 2.0.2's C++ CFRPlusSolver on liars_dice, measured with
+    experiments/benchmark_liars_dice.py (and CFRSolver likewise):
+    pyspiel.exploitability of the average policy after 10 / 50 / 100 iterations.  Ours is the same algorithm (alternating
+    updates, regret matching+, linear averaging) on the same game, so it agrees to
+    rounding error, not just in the limit."""
+    openspiel = {10: 0.14160142622977823, 50: 0.016728288725207298, 100: 0.00490828123405956}
+    solver = CFRSolver(LiarsDiceGame(faces=6, wild=True))
+    for iteration, expected in openspiel.items():
+        solver.iterate(iteration - solver.iteration)
+        assert abs(solver.evaluate().exploitability - expected) < 1e-10
+    # Plain CFR against OpenSpiel's CFRSolver (alternating updates, uniform averaging).
+    openspiel_cfr = {10: 0.18392561817521444, 50: 0.04133166995118604}
+    solver = CFRSolver(LiarsDiceGame(faces=6, wild=True), plus=False)
+    for iteration, expected in openspiel_cfr.items():
+        solver.iterate(iteration - solver.iteration)
+        assert abs(solver.evaluate().exploitability - expected) < 1e-10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wild, value", [(True, OPENSPIEL_VALUE), (False, LP_VALUES[6])], ids=["wild", "plain"])
+def test_six_faces_lp(wild, value):
+    """The sequence-form LP on the full 294,877-node tree, and an exact proof of the
+    value from its rounded profile (about 12 s each)."""
+    tree = build_tree(LiarsDiceGame(faces=6, wild=wild))
+    lp = solve_lp(tree)
+    assert abs(lp.value - float(value)) < 1e-9
+    assert generic.certify_value(tree, lp.policy) == (value, value)
+
+
+# -- exact values without the wild face --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("faces", [2, 3, 4, 5])
+@pytest.mark.parametrize("wild", [False, True], ids=["plain", "wild"])
+def test_lp_values_and_cfr_agree(faces, wild):
+    game = LiarsDiceGame(faces=faces, wild=wild)
+    tree = build_tree(game)
+    lp = solve_lp(tree)
+    value = (LP_WILD_VALUES if wild else LP_VALUES)[faces]
+    assert abs(lp.value - float(value)) < 1e-9
+    assert generic.certify_value(tree, lp.policy) == (value, value)  # a proof, in fractions
+    assert generic.exploitability(tree, lp.policy) < 1e-8  # the LP's profile is an equilibrium
+    result = solve(game, target_exploitability=1e-4)
+    assert result.exploitability <= 1e-4
+    assert abs(result.value_first_player - lp.value) <= 2 * result.exploitability + 1e-12
+
+
+def test_six_faces_no_wild_cfr():
+    result = solve(LiarsDiceGame(faces=6), target_exploitability=1e-4)
+    assert result.exploitability <= 1e-4
+    assert abs(result.value_first_player - float(LP_VALUES[6])) <= 2 * result.exploitability
+
+
+def test_seed_bid_space_has_the_same_value():
+    """Bids on more dice than exist only lose when called: the seed's bigger tree has the same value."""
+    tree = build_tree(seed_game(3))
+    assert generic.certify_value(tree, solve_lp(tree).policy) == (LP_VALUES[3], LP_VALUES[3])
+
+
+def test_two_dice_each_lp_and_cfr_agree():
+    game = LiarsDiceGame(dice_per_player=2, faces=2, wild=True)
+    lp = solve_lp(build_tree(game))
+    result = solve(game, target_exploitability=1e-4)
+    assert abs(result.value_first_player - lp.value) <= 2 * result.exploitability + 1e-12
+
+
+# -- the vectorised evaluator against the generic tree walk -------------------------------------------
+
+
+def _random_policy(tree: PublicTree, seed: int) -> TreePolicy:
+    rng = np.random.default_rng(seed)
+    sparse = rng.random((tree.N, tree.R)) < 0.3
+    edge = rng.random((tree.N, tree.R)) * ~sparse
+    call = rng.random((tree.N, tree.R))
+    call[0] = 0
+    from agents.liars_dice_solver import _normalise
+
+    return TreePolicy(tree, *_normalise(tree, edge, call))
+
+
+@pytest.mark.parametrize(
+    "game",
+    [LiarsDiceGame(faces=3), LiarsDiceGame(faces=4, wild=True), seed_game(3),
+     LiarsDiceGame(dice_per_player=2, faces=2)],
+    ids=["3", "4wild", "seed3", "2d2"],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vectorised_evaluation_matches_tree_walk(game, seed):
+    tree = PublicTree(game)
+    full = build_tree(game)
+    p, q = _random_policy(tree, seed), _random_policy(tree, seed + 10)
+    fast = evaluate(tree, p, q)
+    assert np.allclose(generic.expected_returns(full, (p, q)), [fast.value_first_player, -fast.value_first_player])
+    assert np.isclose(generic.best_response(full, q, 0)[0], fast.best_response[0])
+    assert np.isclose(generic.best_response(full, p, 1)[0], fast.best_response[1])
+    both = evaluate(tree, p)
+    assert np.isclose(generic.exploitability(full, p), both.exploitability)
+
+
+def test_any_policy_object_can_be_evaluated():
+    """A hand-written rule (a 'learned' policy stand-in) is asked once per information state."""
+    game = LiarsDiceGame(faces=4, wild=True)
+    calls = []
+
+    def cautious(state):
+        calls.append(1)
+        legal = state.legal_actions()
+        mine = state.rolls[state.current_player][0]
+        if state.bids:
+            return {game.call_action: 1.0}
+        return {game.bid_action(1, mine): 1.0} if game.bid_action(1, mine) in legal else {legal[0]: 1.0}
+
+    tree = PublicTree(game)
+    fast = evaluate(tree, cautious)
+    assert len(calls) == tree.N * tree.R
+    assert np.isclose(fast.exploitability, generic.exploitability(build_tree(game), cautious))
+    assert fast.exploitability > 0.1
+
+
+def test_uniform_policy_exploitability_and_bad_policies():
+    game = LiarsDiceGame(faces=3)
+    tree = PublicTree(game)
+    uniform = tree.uniform()
+    full = build_tree(game)
+    assert np.isclose(evaluate(tree, uniform).exploitability,
+                      generic.exploitability(full, generic.uniform_policy(full)))
+    with pytest.raises(ValueError, match="sum to"):
+        tabulate(tree, lambda s: {s.legal_actions()[0]: 0.5})
+    with pytest.raises(ValueError, match="calls before any bid"):
+        tabulate(tree, lambda s: {game.call_action: 1.0})
+
+
+# -- CFR and CFR+ -----------------------------------------------------------------------------------
+
+
+def test_cfr_and_cfr_plus_converge():
+    game = LiarsDiceGame(faces=3)
+    for plus in (False, True):
+        solver = CFRSolver(game, plus=plus)
+        solver.iterate(5)
+        early = solver.evaluate().exploitability
+        solver.iterate(300)
+        late = solver.evaluate().exploitability
+        assert late < early / 5 and late < 5e-3
+    plain = solve(game, 1e-3, algorithm="cfr")
+    assert plain.exploitability <= 1e-3 and plain.algorithm == "cfr"
+
+
+def test_average_policy_plays_in_the_environment_and_matches_exact_value():
+    """Monte Carlo play of the ENVIRONMENT against the exact value of (equilibrium, uniform)."""
+    game = LiarsDiceGame(faces=3, wild=True)
+    result = solve(game, 1e-3)
+    tree = result.policy.tree
+    uniform = tree.uniform()
+    exact = evaluate(tree, result.policy, uniform).value_first_player
+    env = liars_dice_v0.raw_env(faces=3, wild=True)
+    rng = np.random.default_rng(7)
+    policies = {"player_0": result.policy, "player_1": uniform}
+    n, total, squares = 4000, 0.0, 0.0
+    for episode in range(n):
+        env.reset(seed=episode)
+        r = None
+        for agent in env.agent_iter():
+            _, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                if agent == "player_0":
+                    r = reward
+                env.step(None)
+                continue
+            obs = env.observe(agent)
+            policy = policies[agent]
+            expected = policy.action_probabilities(env.game_state)
+            from_obs = policy.probabilities_from_observation(obs["observation"])
+            assert all(np.isclose(from_obs[a], p) for a, p in expected.items())
+            env.step(policy.act(obs, rng))
+        total += r
+        squares += r * r
+    mean = total / n
+    stderr = np.sqrt((squares / n - mean**2) / n)
+    assert abs(mean - exact) < 4 * stderr
+    assert exact > 0.2  # the equilibrium beats a uniformly random opponent clearly
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    num_players=st.integers(-1, 8),
+    dice=st.integers(-1, 7),
+    faces=st.integers(-1, 8),
+    max_quantity=st.one_of(st.none(), st.integers(-1, 40)),
+)
+def test_bad_configuration_is_a_value_error_naming_the_argument(num_players, dice, faces, max_quantity):
+    valid = {
+        "num_players": 2 <= num_players <= 6,
+        "dice_per_player": 1 <= dice <= 5,
+        "faces": 2 <= faces <= 6,
+        "max_quantity": max_quantity is None or 1 <= max_quantity <= 36,
+    }
+    try:
+        game = LiarsDiceGame(num_players, dice, faces, max_quantity=max_quantity)
+    except ValueError as err:
+        first_bad = next(name for name, ok in valid.items() if not ok)
+        assert str(err).startswith(first_bad)
+        return
+    assert all(valid.values())
+    assert game.num_actions == game.max_quantity * faces + 1
+
+
+def test_solver_bad_arguments():
+    with pytest.raises(ValueError, match="algorithm"):
+        solve(LiarsDiceGame(faces=2), algorithm="dcfr")
+    with pytest.raises(ValueError, match="target_exploitability"):
+        solve(LiarsDiceGame(faces=2), target_exploitability=0)
+    with pytest.raises(ValueError, match="max_iterations"):
+        solve(LiarsDiceGame(faces=2), max_iterations=0)
+    with pytest.raises(ValueError, match="num_players=2"):
+        PublicTree(LiarsDiceGame(num_players=3, faces=2))
+    with pytest.raises(ValueError, match="too large"):
+        PublicTree(LiarsDiceGame(dice_per_player=3, faces=6))
+
+
+# -- cache ------------------------------------------------------------------------------------------
+
+
+def test_cache_is_reused_and_damage_is_detected(tmp_path):
+    game = LiarsDiceGame(faces=3)
+    first = solve(game, 1e-3, cache_dir=str(tmp_path))
+    assert not first.cached
+    (path,) = list(tmp_path.iterdir())
+    again = solve(game, 1e-3, cache_dir=str(tmp_path))
+    assert again.cached and again.iterations == first.iterations
+    assert np.array_equal(again.policy.edge, first.policy.edge)
+    # A different target or game is a different entry, never the stale one.
+    assert load_cached(game, 1e-4, "cfr+", str(tmp_path)) is None
+    assert load_cached(LiarsDiceGame(faces=3, wild=True), 1e-3, "cfr+", str(tmp_path)) is None
+    # Truncated file: detected and rebuilt.
+    path.write_bytes(path.read_bytes()[:100])
+    assert load_cached(game, 1e-3, "cfr+", str(tmp_path)) is None
+    rebuilt = solve(game, 1e-3, cache_dir=str(tmp_path))
+    assert not rebuilt.cached
+    # A tampered policy (valid file, wrong numbers) fails the exploitability check.
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["edge"] = np.full_like(arrays["edge"], 0.5)
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    assert load_cached(game, 1e-3, "cfr+", str(tmp_path)) is None
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+# -- Gambit -----------------------------------------------------------------------------------------
+
+
+def _parse_efg(text):
+    lines = [ln for ln in text.splitlines()[3:] if ln]
+    kinds = [ln[0] for ln in lines]
+    chance_sums = []
+    for ln in lines:
+        if ln.startswith("c "):
+            probs = re.findall(r'" (\d+(?:/\d+)?)', ln.split("{", 1)[1])
+            chance_sums.append(sum(Fraction(p) for p in probs))
+    return kinds, chance_sums
+
+
+def test_gambit_export_seed_tree_and_exact_probabilities(tmp_path):
+    text = efg_text(seed_game(2))
+    assert text.startswith('EFG 2 R "') and '{ "Player 1" "Player 2" }' in text.splitlines()[0]
+    kinds, sums = _parse_efg(text)
+    assert len(kinds) == 125 and kinds.count("c") == 1 and kinds.count("t") == 4 * 15
+    assert sums == [1] and "1/4" in text
+    assert 't "" 1 "Outcome 1" { 1, -1 }' in text
+    # Multinomial rolls: 1/16, 1/8, 1/4 ... exact fractions summing to exactly 1.
+    kinds, sums = _parse_efg(efg_text(LiarsDiceGame(dice_per_player=2, faces=2)))
+    assert sums == [1]
+    assert "0.1" not in efg_text(LiarsDiceGame(faces=3))
+    path = tmp_path / "seed3.efg"
+    assert write_efg(seed_game(3), path) == 9_208
+    assert sum(1 for _ in open(path)) == 9_208 + 3
+
+
+def test_gambit_infosets_are_consistent():
+    """Every node of an information set lists the same actions (Gambit requires it)."""
+    text = efg_text(LiarsDiceGame(faces=3, wild=True))
+    seen = {}
+    for ln in text.splitlines():
+        if ln.startswith("p "):
+            _, _, player, number, rest = ln.split(" ", 4)
+            label, actions = rest.rsplit("{", 1)
+            assert seen.setdefault((player, number), (label, actions)) == (label, actions)
+    assert len(seen) == len(build_tree(LiarsDiceGame(faces=3, wild=True)).infosets)
+
+
+# -- CLI --------------------------------------------------------------------------------------------
+
+
+def _run_cli(argv):
+    from dice_envs.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def test_cli_solve_json():
+    code, out = _run_cli(["solve", "liars-dice", "--faces", "4", "--exploitability", "1e-3", "--lp", "--json"])
+    assert code == 0
+    report = json.loads(out)  # exactly one JSON object
+    for key in ("value_first_player", "exploitability", "iterations", "seconds"):
+        assert key in report
+    assert report["exploitability"] <= 1e-3
+    assert abs(report["lp_value_first_player"] - float(LP_VALUES[4])) < 1e-9
+
+
+def test_cli_export_and_bad_arguments(tmp_path, capsys):
+    out_file = tmp_path / "seed2.efg"
+    code, out = _run_cli(["export-efg", "liars-dice", "--faces", "2", "--seed-bids", "-o", str(out_file), "--json"])
+    assert code == 0 and json.loads(out)["nodes"] == 125 and out_file.exists()
+    with pytest.raises(SystemExit) as exc:
+        _run_cli(["solve", "liars-dice", "--faces", "9"])
+    assert exc.value.code == 2
+    assert "faces must be from 2 to 6" in capsys.readouterr().err
+
+
+def test_cli_play_scripted(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from dice_envs.cli.liars_dice import play_liars_dice
+
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path))
+    answers = iter(["nonsense", "9 9", "1 1", "call", "2 3", "call"])
+    args = argparse.Namespace(faces=3, dice=1, wild=False, seat=0, seed=5, exploitability=1e-2)
+    assert play_liars_dice(args, input_fn=lambda prompt: next(answers)) == 0
+    out = capsys.readouterr().out
+    assert "please answer" in out and ("you win!" in out or "the computer wins." in out)
