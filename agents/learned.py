@@ -116,7 +116,7 @@ def resolve_policy(spec, goal: int = 13, stop_when_won: bool = True):
         return spec
     spec = os.fspath(spec)
     if spec == "optimal":
-        from .zombie_agents import solved
+        from .zombie_opponents import solved
 
         return solved(goal, stop_when_won).as_policy()
     if spec == "random":
@@ -145,7 +145,7 @@ def exact_score(policy, goal: int = 13, stop_when_won: bool = True, score_cap: O
     and, for the paper's goal of 13, ``reached`` (for each published human-playable
     policy, whether ``difference >= `` its published gap) and ``published``.
     """
-    from .zombie_agents import solved
+    from .zombie_opponents import solved
 
     solution = solved(goal, stop_when_won) if score_cap is None else ayzd.solve(goal, score_cap, stop_when_won)
     M = solution.score_cap

@@ -154,7 +154,7 @@ class ZombieDiceEnv(SingleAgentEnv):
                 )
             low, high = compact_bounds()
             fn, space = _compact_from_state, spaces.Box(low, high, dtype=np.float32)
-        from agents.zombie_agents import make_opponent  # agents depends on dice_envs, not the reverse
+        from agents.zombie_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.observation_kind = observation
         self.opponent = make_opponent(opponent, aec.game)

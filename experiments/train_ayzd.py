@@ -163,7 +163,7 @@ class Pool:
 
 
 def pool_opponent_class():
-    from agents.zombie_agents import TableAgent
+    from agents.zombie_opponents import TableAgent
 
     class PoolOpponent(TableAgent):
         """At every game: the latest pool policy half of the time, else one drawn uniformly."""
@@ -188,7 +188,7 @@ def probability_table(policy_net, goal: int) -> np.ndarray:
     """The network's roll probability in every state of the solver's grid (one batched pass)."""
     from agents import ayzd
     from agents.learned import ModelPolicy
-    from agents.zombie_agents import solved
+    from agents.zombie_opponents import solved
 
     return ayzd.policy_table(ModelPolicy(policy_net, goal, greedy=False), solved(goal).score_cap)
 

@@ -6,7 +6,7 @@ import pytest
 
 from agents import ayzd
 from agents.learned import ModelPolicy, exact_score, greedy_table, resolve_policy, table_policy
-from agents.zombie_agents import solved
+from agents.zombie_opponents import solved
 from agents.zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, random_policy
 from dice_envs.zombie_dice_gym import COMPACT_SIZE, compact_observation
 

@@ -8,7 +8,8 @@ from gymnasium.utils.env_checker import check_env
 
 import dice_envs
 from agents import ayzd
-from agents.zombie_agents import PolicyAgent, TableAgent, solved
+from agents.jeopardy_agents import PolicyAgent
+from agents.zombie_opponents import TableAgent, solved
 from agents.zombie_policies import HUMAN_POLICIES
 from dice_envs.core import IllegalActionError
 from dice_envs.single_agent import SingleAgentEnv
