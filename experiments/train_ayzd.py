@@ -70,7 +70,7 @@ class Args:
     learning_rate: float = 3e-4
     lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
     gamma: float = 1.0
-    gae_lambda: float = 0.8
+    gae_lambda: float = 0.5
     ent_coef: float = 0.001
     net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
     net_vf: str = "128,128"
