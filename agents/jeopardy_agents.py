@@ -42,3 +42,7 @@ class PolicyAgent:
 
     def __call__(self, state) -> int:
         return self.act(state)
+
+    def reset(self, rng: np.random.Generator) -> None:
+        """Use ``rng`` from now on (the single-agent env passes its ``np_random``)."""
+        self.rng = rng

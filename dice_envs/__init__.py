@@ -9,11 +9,19 @@ and in module form, as PettingZoo's own environments are::
 
     env = dice_envs.zombie_dice_v0.env(render_mode="ansi")
 
-``all_environments`` maps each environment name to its module.
+and single-agent versions (the other seats played by a chosen opponent) are in
+Gymnasium's registry::
+
+    import gymnasium, dice_envs
+    env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
+
+``all_environments`` maps each environment name to its module;
+``single_agent_environments`` maps each Gymnasium id to its entry point.
 """
 
 from __future__ import annotations
 
+import gymnasium
 import pettingzoo
 
 from . import closest_number_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
@@ -29,15 +37,26 @@ all_environments = {
 }
 
 
+# Single-agent Gymnasium versions (the other seats played by a chosen opponent).
+single_agent_environments = {
+    "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
+}
+
+
 def _register_all() -> None:
     for name, module in all_environments.items():
         env_id = "dice_envs/" + name.replace("_v", "-v")
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module.__name__}:env")
+    for name, entry_point in single_agent_environments.items():
+        env_id = "dice_envs/" + name
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=entry_point, disable_env_checker=True)
 
 
 _register_all()
 
 __all__ = [
-    "all_environments", "closest_number_v0", "liars_dice_v0", "pig_v0", "shakes_v0", "zombie_dice_v0", "__version__",
+    "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
+    "zombie_dice_v0", "__version__",
 ]

@@ -17,6 +17,7 @@ VERBS = {
     "play": "play a game in the terminal against a computed strategy",
     "export-efg": "write a game tree in Gambit's .efg format",
     "dice": "exact analyses of dice",
+    "evaluate": "score a saved model or a policy exactly against the optimum",
 }
 
 # Each module has ``add_commands(verbs)`` where ``verbs`` maps a verb to its subparsers.

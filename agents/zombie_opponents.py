@@ -1,0 +1,87 @@
+"""Opponents for the single-agent Zombie Dice environment, and the cached AYZD solution.
+
+:func:`make_opponent` turns an ``opponent=`` argument of ``dice_envs/ZombieDice-v0``
+(a name, a saved model, an agent or a policy) into a callable over rules-core
+states; :class:`TableAgent` plays a policy given as a table over the AYZD grid
+without numpy overhead (the optimal policy, or a learned one in self-play).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional
+
+import numpy as np
+
+from dice_envs.zombie_dice import ZombieDiceState
+
+from .jeopardy_agents import PolicyAgent
+
+
+class TableAgent(PolicyAgent):
+    """:class:`PolicyAgent` for a policy given as a roll-probability table over the AYZD grid.
+
+    ``table[p - 1, i, j, t]`` with ``t = 1 + 3 b + s`` (:func:`agents.ayzd.policy_table`;
+    scores above the grid count as its top), looked up without numpy overhead.
+    """
+
+    def __init__(self, table: np.ndarray, rng: Optional[np.random.Generator] = None):
+        super().__init__(None, rng)
+        self.table = table
+
+    def roll_probability(self, state: ZombieDiceState) -> float:
+        if not state.rolled:
+            return 1.0
+        p, i, j, b, s = state.two_player_view()
+        top = self.table.shape[1] - 1
+        return float(self.table[p - 1, min(i, top), min(j, top), 1 + 3 * min(b, top) + s])
+
+
+class RandomAgent:
+    """Uniformly random among the legal actions (any game, any number of players)."""
+
+    def __init__(self, rng: Optional[np.random.Generator] = None):
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def __call__(self, state) -> int:
+        legal = state.legal_actions()
+        return int(legal[self.rng.integers(len(legal))])
+
+
+@lru_cache(maxsize=8)
+def solved(goal: int = 13, stop_when_won: bool = True):
+    """The AYZD solution for ``goal`` (cached: solving takes about a second)."""
+    from agents import ayzd
+
+    return ayzd.solve(goal, stop_when_won=stop_when_won)
+
+
+def make_opponent(spec, game):
+    """An opponent for :class:`dice_envs.single_agent.SingleAgentEnv` from a specification.
+
+    ``spec``: ``"random"``; ``"optimal"``, a human-playable policy name
+    (:data:`agents.zombie_policies.HUMAN_POLICIES`) or a saved model path (two
+    players only); an agent (``act(state)`` or a callable over states with
+    ``reset``); or a vectorised policy ``policy(p, i, j, b, s)``.
+    """
+    if isinstance(spec, str) and spec == "random":
+        return RandomAgent()
+    if hasattr(spec, "act") or hasattr(spec, "reset"):  # an agent over states
+        return spec
+    if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
+        if game.num_players != 2:
+            raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
+        if spec == "optimal":
+            return TableAgent(solved(game.goal, game.stop_when_won).roll)
+        from agents.learned import resolve_policy
+
+        return PolicyAgent(resolve_policy(spec, game.goal, game.stop_when_won))
+    if callable(spec):
+        return PolicyAgent(spec)
+    raise ValueError(
+        "opponent must be 'random', 'optimal', a human policy name, a model path, an agent or a policy, "
+        f"got {spec!r}"
+    )

@@ -1,0 +1,162 @@
+"""
+# Zombie Dice (single agent)
+
+| Import             | `gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")` (after `import dice_envs`) |
+|--------------------|-----------------------------------------------------------------|
+| Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
+| Observation Space  | Box: full `(4n + 8,)` all yellow, `(4n + 16,)` official; compact `(12,)` |
+| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Opponents          | `"optimal"`, `"fixed_hold_at"`, `"minh"`, `"llano"`, `"neller"`, `"random"`, a saved model, a policy |
+
+### Description
+
+The Zombie Dice game of :mod:`dice_envs.zombie_dice_v0` seen from one seat: the
+other seats are played by a chosen opponent inside :meth:`step` (the generic
+:class:`dice_envs.single_agent.SingleAgentEnv`).  With the default
+``variant="all_yellow"`` and two players, ``"optimal"`` is the exactly optimal
+policy of :mod:`agents.ayzd`; in the official variant it is the All Yellow optimal
+policy (a strong player, not an optimal one).
+
+### Observation Space
+
+``observation="full"`` (default): the AEC observation vector of the seat
+(see :mod:`dice_envs.zombie_dice_v0`).
+
+``observation="compact"`` (two-player All Yellow only): a function of the solver's
+position ``(p, i, j, b, s)`` alone (:func:`compact_observation`), so a policy
+learned on it can be queried in every state of the solver's grid and evaluated
+exactly (:mod:`agents.learned`).  With all-yellow dice the cup and footprint
+counts do not change the odds, so nothing the game depends on is lost.
+
+| index | feature |
+|---|---|
+| 0 | 1 if the agent moves second in the round (``p = 2``) |
+| 1, 2, 3 | own score ``i``, opponent score ``j``, turn brains ``b``, each / goal |
+| 4, 5 | shotguns ``s`` = 1, ``s`` = 2 (one-hot; 0 is neither) |
+| 6, 7 | score after holding ``(i + b) / goal`` and lead after holding ``(i + b - j) / goal`` |
+| 8 | someone has reached the goal (last or tiebreaker round) |
+| 9, 10 | holding would reach the goal; holding would lead |
+| 11 | has rolled this turn (holding is legal) |
+
+### Rewards
+
++1 if the agent wins, -1 if it loses, on the last step; 0 otherwise.
+
+### Starting State
+
+A new game; the agent's seat is drawn at every reset (``seat=None``) or fixed.
+
+### Episode End
+
+The game is over (or ``max_cycles`` decisions were played: truncation).
+
+### Arguments
+
+``` python
+gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal", variant="all_yellow", num_players=2,
+               goal=13, stop_when_won=True, seat=None, observation="full", auto_forced=False,
+               render_mode=None, max_cycles=None, illegal_action="terminate")
+```
+
+``opponent``: a name above, a path to a model saved by ``experiments/train_ayzd.py``
+(``.zip``), an agent with ``act(state)``, or a policy ``policy(p, i, j, b, s)``
+over numpy arrays returning the probability of rolling.  With more than two players
+only ``"random"`` and agents are possible.  ``auto_forced``: the first roll of a
+turn (the only legal action) is made for the agent.  ``illegal_action``:
+``"terminate"`` (an illegal action ends the episode with -1, PettingZoo's
+convention) or ``"raise"``.  The rest as in
+:mod:`dice_envs.zombie_dice_v0`.
+
+### Version History
+
+* v0: initial release (dice_envs 0.1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from gymnasium import spaces
+
+from .single_agent import SingleAgentEnv
+from .zombie_dice import ZombieDiceState
+from .zombie_dice_v0 import raw_env
+
+__all__ = ["ZombieDiceEnv", "compact_observation", "COMPACT_SIZE", "OBSERVATIONS"]
+
+COMPACT_SIZE = 12
+OBSERVATIONS = ("full", "compact")
+
+
+def compact_observation(p, i, j, b, s, goal: int = 13, rolled=1) -> np.ndarray:
+    """The compact observation of positions ``(p, i, j, b, s)`` (numpy arrays, broadcast).
+
+    Returns float32 of shape ``broadcast_shape + (12,)``; see the module docstring.
+    """
+    p, i, j, b, s, rolled = np.broadcast_arrays(*(np.asarray(x) for x in (p, i, j, b, s, rolled)))
+    i_after = i + b
+    g = float(goal)
+    features = (
+        p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
+        np.maximum(i, j) >= goal, i_after >= goal, i_after > j, rolled != 0,
+    )
+    return np.stack([np.asarray(f, dtype=np.float32) for f in features], axis=-1)
+
+
+def compact_bounds():
+    low = np.zeros(COMPACT_SIZE, np.float32)
+    high = np.ones(COMPACT_SIZE, np.float32)
+    high[[1, 2, 3, 6, 7]] = np.inf
+    low[7] = -np.inf
+    return low, high
+
+
+def _compact_from_state(state: ZombieDiceState, seat: int) -> np.ndarray:
+    """:func:`compact_observation` of one state (a scalar fast path; the tests check they agree)."""
+    p, i, j, b, s = state.two_player_view()
+    g = float(state.game.goal)
+    i_after = i + b
+    return np.array(
+        (p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
+         max(i, j) >= g, i_after >= g, i_after > j, bool(state.rolled)),
+        dtype=np.float32,
+    )
+
+
+class ZombieDiceEnv(SingleAgentEnv):
+    """Zombie Dice from one seat against a fixed opponent (see the module docstring)."""
+
+    def __init__(
+        self,
+        opponent="optimal",
+        variant: str = "all_yellow",
+        num_players: int = 2,
+        goal: int = 13,
+        stop_when_won: bool = True,
+        seat: Optional[int] = None,
+        observation: str = "full",
+        auto_forced: bool = False,
+        render_mode: Optional[str] = None,
+        max_cycles: Optional[int] = None,
+        illegal_action: str = "terminate",
+    ):
+        aec = raw_env(num_players=num_players, variant=variant, goal=goal, stop_when_won=stop_when_won,
+                      max_cycles=max_cycles)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
+        fn = space = None
+        if observation == "compact":
+            if variant != "all_yellow" or num_players != 2:
+                raise ValueError(
+                    "observation='compact' needs variant='all_yellow' and num_players=2 "
+                    f"(got variant={variant!r}, num_players={num_players})"
+                )
+            low, high = compact_bounds()
+            fn, space = _compact_from_state, spaces.Box(low, high, dtype=np.float32)
+        from agents.zombie_opponents import make_opponent  # agents depends on dice_envs, not the reverse
+
+        self.observation_kind = observation
+        self.opponent = make_opponent(opponent, aec.game)
+        super().__init__(aec, self.opponent, seat=seat, observation_fn=fn, observation_space=space,
+                         auto_forced=auto_forced, render_mode=render_mode, illegal_action=illegal_action)

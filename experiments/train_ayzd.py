@@ -1,0 +1,431 @@
+"""Train MaskablePPO on All Yellow Zombie Dice and score it EXACTLY against optimal play.
+
+The agent plays ``dice_envs/ZombieDice-v0`` with the compact observation (a
+function of the solver's position ``(p, i, j, b, s)`` only), its seat drawn at
+every game, against
+
+* ``--opponent selfplay`` (default): a pool of its own past policies (one snapshot
+  per evaluation, the last ``--pool-size`` kept; the latest is played half of the
+  time, otherwise one drawn uniformly from the pool), or
+* a fixed opponent: ``optimal``, ``fixed_hold_at``, ``minh``, ``llano``,
+  ``neller``, ``random`` or a saved model (``.zip``).
+
+Every ``--eval-every`` steps, and at the end, the learned policy's greedy decision
+is taken in every state of the solver's grid (one batch through the network) and
+evaluated exactly against the optimal policy from both seats: the "Difference"
+of the paper's table (:func:`agents.learned.exact_score`).
+
+Outputs, in ``--run-dir`` (default ``runs/ayzd``):
+
+* ``tb/``: TensorBoard logs (PPO's own, plus ``exact/difference`` and the win rates);
+* ``checkpoint/``: the model, the self-play pool and ``state.json`` (steps, time,
+  the curve), each written atomically after every evaluation; rerunning the same
+  command resumes from it.  Ctrl-C or SIGTERM save a checkpoint first, so an
+  interrupted run loses nothing (a hard kill loses at most the steps since the last
+  evaluation, never the checkpoint);
+* ``model.zip`` (+ ``model.json``): the final model, for ``dice-envs evaluate ayzd``;
+* ``difference.png`` and ``curve.json``: the exact Difference against training steps.
+
+The last line of stdout is one JSON object: ``difference`` and for each published
+policy whether the agent reached its gap (``reached``), with the curve and speed.
+
+Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` (needs the
+``[train]`` extra).  ``--minutes`` and ``--steps`` are totals over all resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import json
+import os
+import signal
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@dataclass
+class Args:
+    run_dir: str = "runs/ayzd"
+    minutes: float = 30.0  # training wall-clock budget (total over resumes; evaluations included)
+    steps: int = 0  # stop after this many agent steps in total (0: no limit)
+    opponent: str = "selfplay"
+    pool_size: int = 20
+    eval_every: int = 150_000
+    n_envs: int = 16
+    n_steps: int = 512
+    batch_size: int = 2048
+    n_epochs: int = 8
+    learning_rate: float = 3e-4
+    lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
+    gamma: float = 1.0
+    gae_lambda: float = 0.5
+    ent_coef: float = 0.001
+    net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
+    net_vf: str = "128,128"
+    seed: int = 0
+    threads: int = 1
+    goal: int = 13
+    plot: bool = True
+    quiet: bool = False
+
+
+def parse_args(argv=None) -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+        else:
+            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
+            parser.add_argument(flag, type=kind, default=f.default)
+    args = Args(**vars(parser.parse_args(argv)))
+    for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size", "threads"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.minutes <= 0 and args.steps <= 0:
+        raise ValueError("give a positive --minutes or --steps")
+    return args
+
+
+def log(args: Args, *parts) -> None:
+    if not args.quiet:
+        print(*parts, file=sys.stderr, flush=True)
+
+
+# -- atomic files ---------------------------------------------------------------------
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def atomic_save_model(model, path: Path) -> None:
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+
+
+def atomic_save_npz(path: Path, arrays: dict) -> None:
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+# -- the self-play pool ----------------------------------------------------------------
+
+
+class Pool:
+    """Past policies as roll-probability tables over the solver's grid (fast to play)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.snapshots: List[dict] = []  # state_dicts (numpy), for checkpoints
+        self.tables: List[np.ndarray] = []
+
+    def add(self, policy_net, goal: int, state_dict: Optional[dict] = None, table: Optional[np.ndarray] = None):
+        """Add ``policy_net`` (with ``state_dict`` if given; ``table``: its probability table if known)."""
+        if state_dict is not None:
+            import torch
+
+            policy_net = copy.deepcopy(policy_net)
+            policy_net.load_state_dict({k: torch.as_tensor(v) for k, v in state_dict.items()})
+        sd = {k: v.detach().cpu().numpy().copy() for k, v in policy_net.state_dict().items()}
+        if table is None:
+            table = probability_table(policy_net, goal)
+        self.snapshots.append(sd)
+        self.tables.append(table.astype(np.float32))
+        del self.snapshots[: -self.size], self.tables[: -self.size]
+
+    def arrays(self) -> dict:
+        return {f"{k}/{name}": v for k, sd in enumerate(self.snapshots) for name, v in sd.items()}
+
+    @staticmethod
+    def split(arrays) -> List[dict]:
+        out: dict = {}
+        for key in arrays.files:
+            k, _, name = key.partition("/")
+            out.setdefault(int(k), {})[name] = arrays[key]
+        return [out[k] for k in sorted(out)]
+
+
+def pool_opponent_class():
+    from agents.zombie_opponents import TableAgent
+
+    class PoolOpponent(TableAgent):
+        """At every game: the latest pool policy half of the time, else one drawn uniformly."""
+
+        def __init__(self, pool: Pool):
+            super().__init__(None)
+            self.pool = pool
+
+        def reset(self, rng):
+            super().reset(rng)
+            tables = self.pool.tables
+            k = len(tables) - 1 if rng.random() < 0.5 else int(rng.integers(len(tables)))
+            self.table = tables[k]
+
+    return PoolOpponent
+
+
+# -- evaluation, plot --------------------------------------------------------------------
+
+
+def probability_table(policy_net, goal: int) -> np.ndarray:
+    """The network's roll probability in every state of the solver's grid (one batched pass)."""
+    from agents import ayzd
+    from agents.learned import ModelPolicy
+    from agents.zombie_opponents import solved
+
+    return ayzd.policy_table(ModelPolicy(policy_net, goal, greedy=False), solved(goal).score_cap)
+
+
+def exact_evaluation(table: np.ndarray, goal: int) -> dict:
+    """Exact score of the greedy policy of a probability table (as ``ModelPolicy(greedy=True)``)."""
+    from agents.learned import exact_score, greedy_table, table_policy
+
+    return exact_score(table_policy(greedy_table(table), "learned"), goal)
+
+
+def plot_curve(history: list, path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.zombie_policies import PUBLISHED_DIFFERENCES
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    steps = [h["steps"] for h in history]
+    ax.plot(steps, [h["difference"] for h in history], "o-", ms=3, label="learned policy (greedy), exact")
+    names = {"fixed_hold_at": "Fixed Hold-At", "minh": "Minh", "llano": "Llano", "neller": "Neller"}
+    for (name, gap), color in zip(PUBLISHED_DIFFERENCES.items(), ["tab:red", "tab:orange", "tab:green", "tab:purple"]):
+        ax.axhline(gap, color=color, ls="--", lw=1, label=f"{names[name]} ({gap:+.4f})")
+    ax.axhline(0, color="black", lw=0.8)
+    lows = [h["difference"] for h in history[len(history) // 4 :]] or [-0.05]
+    ax.set_ylim(max(-0.1, min(min(lows), -0.03) - 0.005), 0.003)
+    ax.set_xlabel("training steps (agent decisions)")
+    ax.set_ylabel("Difference to optimal play")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+# -- training -------------------------------------------------------------------------------
+
+
+def build_env(args: Args, pool: Optional[Pool], seed: int):
+    import gymnasium
+    from stable_baselines3.common.env_util import make_vec_env
+
+    import dice_envs  # noqa: F401  (registers dice_envs/ZombieDice-v0)
+
+    def make_one():
+        opponent = pool_opponent_class()(pool) if args.opponent == "selfplay" else args.opponent
+        return gymnasium.make(
+            "dice_envs/ZombieDice-v0", opponent=opponent, variant="all_yellow", goal=args.goal,
+            observation="compact", auto_forced=True, illegal_action="raise",
+        )
+
+    return make_vec_env(make_one, n_envs=args.n_envs, seed=seed)
+
+
+def train(args: Args) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    torch.set_num_threads(args.threads)
+    run = Path(args.run_dir)
+    ckpt = run / "checkpoint"
+    ckpt.mkdir(parents=True, exist_ok=True)
+    state_path = ckpt / "state.json"
+    pool = Pool(args.pool_size) if args.opponent == "selfplay" else None
+
+    state = {"steps": 0, "seconds": 0.0, "history": [], "model": None, "pool": None, "args": dataclasses.asdict(args)}
+    resumed = state_path.exists()
+    if resumed:
+        try:
+            state = json.loads(state_path.read_text())
+        except (OSError, ValueError) as err:
+            raise ValueError(f"checkpoint {state_path} is damaged ({err}); remove {ckpt} to start over") from None
+        saved = state["args"]
+        for key in ("opponent", "goal"):
+            if saved[key] != getattr(args, key):
+                raise ValueError(f"--{key} {getattr(args, key)!r} differs from the checkpoint's {saved[key]!r}; "
+                                 f"use another --run-dir")
+    env = build_env(args, pool, seed=args.seed + int(state["steps"]))
+    if resumed:
+        try:
+            model = MaskablePPO.load(ckpt / state["model"], env=env, device="cpu", tensorboard_log=str(run / "tb"))
+            if pool is not None:
+                with np.load(ckpt / state["pool"]) as arrays:
+                    for sd in Pool.split(arrays):
+                        pool.add(model.policy, args.goal, state_dict=sd)
+        except (OSError, KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as err:
+            raise ValueError(f"checkpoint in {ckpt} is damaged ({err}); remove it to start over") from None
+        log(args, f"resumed from {state['steps']} steps ({state['seconds'] / 60:.1f} min)")
+    else:
+        pi, vf = ([int(x) for x in spec.split(",") if x] for spec in (args.net_pi, args.net_vf))
+        model = MaskablePPO(
+            "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
+            policy_kwargs={"net_arch": {"pi": pi, "vf": vf}}, tensorboard_log=str(run / "tb"),
+            seed=args.seed, device="cpu", verbose=0,
+        )
+        if pool is not None:
+            pool.add(model.policy, args.goal)
+    budget = args.minutes * 60 if args.minutes > 0 else float("inf")
+    max_steps = args.steps if args.steps > 0 else None
+
+    class Budget(BaseCallback):
+        """Stops learn() when the time or step budget is spent."""
+
+        def __init__(self, started: float, seconds_before: float):
+            super().__init__()
+            self.started, self.seconds_before = started, seconds_before
+
+        def _on_step(self) -> bool:
+            if time.perf_counter() - self.started + self.seconds_before >= budget:
+                return False
+            return max_steps is None or self.num_timesteps < max_steps
+
+    def save_checkpoint():
+        steps = int(model.num_timesteps)
+        names = {"model": f"model-{steps:010d}.zip", "pool": f"pool-{steps:010d}.npz" if pool else None}
+        atomic_save_model(model, ckpt / names["model"])
+        if pool is not None:
+            atomic_save_npz(ckpt / names["pool"], pool.arrays())
+        state.update(names, steps=steps)
+        atomic_write_text(state_path, json.dumps(state, indent=1))
+        keep = set(n for n in names.values() if n)
+        for old in ckpt.glob("*-*.*"):
+            if old.name not in keep and not old.name.endswith(".tmp.zip"):
+                old.unlink(missing_ok=True)
+
+    def evaluate_now():
+        t0 = time.perf_counter()
+        table = probability_table(model.policy, args.goal)
+        result = exact_evaluation(table, args.goal)
+        result["table"] = table
+        entry = {"steps": int(model.num_timesteps), "minutes": state["seconds"] / 60,
+                 "difference": result["difference"], "win_as_first": result["win_as_first"],
+                 "win_as_second": result["win_as_second"]}
+        if not state["history"] or state["history"][-1]["steps"] != entry["steps"]:
+            state["history"].append(entry)
+        for key in ("difference", "win_as_first", "win_as_second"):
+            model.logger.record(f"exact/{key}", result[key])
+        model.logger.dump(entry["steps"])
+        log(args, f"steps {entry['steps']:>9,}  {entry['minutes']:5.1f} min  exact Difference {entry['difference']:+.5f}"
+                  f"  (evaluated in {time.perf_counter() - t0:.1f} s)")
+        return result
+
+    interrupted = False
+
+    def on_sigterm(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    result = None
+    try:
+        if not resumed:
+            started = time.perf_counter()
+            model._setup_learn(0, reset_num_timesteps=True, tb_log_name="MaskablePPO")  # logger for step 0
+            result = evaluate_now()
+            state["seconds"] = time.perf_counter() - started
+        while True:
+            if state["seconds"] >= budget or (max_steps is not None and model.num_timesteps >= max_steps):
+                break
+            chunk = args.eval_every if max_steps is None else min(args.eval_every, max_steps - model.num_timesteps)
+            fraction = min(1.0, max(state["seconds"] / budget if budget < float("inf") else 0.0,
+                                    model.num_timesteps / max_steps if max_steps else 0.0))
+            lr = args.learning_rate * (1 - (1 - args.lr_floor) * fraction)
+            model.learning_rate = lr
+            model.lr_schedule = lambda _progress, lr=lr: lr
+            started = time.perf_counter()
+            try:
+                model.learn(chunk, reset_num_timesteps=False, tb_log_name="MaskablePPO",
+                            callback=Budget(started, state["seconds"]), progress_bar=False)
+            finally:
+                state["seconds"] += time.perf_counter() - started
+            started = time.perf_counter()
+            result = evaluate_now()
+            if pool is not None:
+                pool.add(model.policy, args.goal, table=result["table"])
+            save_checkpoint()
+            if args.plot:
+                plot_curve(state["history"], run / "difference.png", f"MaskablePPO on AYZD ({args.opponent})")
+            state["seconds"] += time.perf_counter() - started
+    except KeyboardInterrupt:
+        interrupted = True
+        log(args, "interrupted: saving a checkpoint")
+        save_checkpoint()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if result is None or state["history"][-1]["steps"] != model.num_timesteps:
+        result = evaluate_now()
+        save_checkpoint()
+    atomic_save_model(model, run / "model.zip")
+    atomic_write_text(run / "model.json", json.dumps(
+        {"game": "all_yellow_zombie_dice", "observation": "compact", "goal": args.goal,
+         "steps": int(model.num_timesteps), "difference": result["difference"]}, indent=1))
+    if args.plot:
+        plot_curve(state["history"], run / "difference.png", f"MaskablePPO on AYZD ({args.opponent})")
+    env.close()
+    train_steps = int(model.num_timesteps)
+    best = max(state["history"], key=lambda h: h["difference"])
+    report = {
+        "game": "all_yellow_zombie_dice",
+        "opponent": args.opponent,
+        "difference": result["difference"],
+        "win_as_first": result["win_as_first"],
+        "win_as_second": result["win_as_second"],
+        "reached": result.get("reached"),
+        "published": result.get("published"),
+        "steps": train_steps,
+        "minutes": state["seconds"] / 60,
+        "steps_per_second": train_steps / state["seconds"] if state["seconds"] else None,
+        "best": {"steps": best["steps"], "difference": best["difference"]},
+        "interrupted": interrupted,
+        "resumed": resumed,
+        "run_dir": str(run),
+        "model": str(run / "model.zip"),
+        "plot": str(run / "difference.png") if args.plot else None,
+        "history": state["history"],
+    }
+    atomic_write_text(run / "curve.json", json.dumps(report, indent=1))
+    return report
+
+
+def main(argv=None) -> int:
+    try:
+        args = parse_args(argv)
+        report = train(args)
+    except ValueError as err:
+        print(f"train_ayzd: error: {err}", file=sys.stderr)
+        return 2
+    json.dump(report, sys.stdout)
+    sys.stdout.write("\n")
+    return 130 if report["interrupted"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Single-agent Gymnasium Zombie Dice: env checker, registry, seeding, masks, opponents, bad input,
+and Monte Carlo play of the environment against the exact evaluation."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import dice_envs
+from agents import ayzd
+from agents.jeopardy_agents import PolicyAgent
+from agents.zombie_opponents import TableAgent, solved
+from agents.zombie_policies import HUMAN_POLICIES
+from dice_envs.core import IllegalActionError
+from dice_envs.single_agent import SingleAgentEnv
+from dice_envs.zombie_dice import HOLD, ROLL
+from dice_envs.zombie_dice_gym import COMPACT_SIZE, ZombieDiceEnv, compact_observation
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
+
+ID = "dice_envs/ZombieDice-v0"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"observation": "compact"},
+        {"observation": "compact", "auto_forced": True, "opponent": "random", "seat": 1},
+        {"variant": "official", "opponent": "minh"},
+        {"variant": "official", "num_players": 3, "opponent": "random"},
+    ],
+)
+def test_check_env(kwargs):
+    env = gymnasium.make(ID, **kwargs)
+    assert isinstance(env.unwrapped, ZombieDiceEnv)
+    check_env(env.unwrapped, skip_render_check=True)
+    assert "ZombieDice-v0" in dice_envs.single_agent_environments
+
+
+def play(env, seed, choose, episodes=3):
+    """Play ``episodes`` games; returns the whole trajectory."""
+    out = []
+    obs, info = env.reset(seed=seed)
+    for _ in range(episodes):
+        done = False
+        while not done:
+            action = choose(env, obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            out.append((obs.tobytes(), reward, terminated, info["seat"]))
+            done = terminated or truncated
+        obs, info = env.reset()
+    return out
+
+
+def sample_legal(env, obs, info):
+    mask = env.action_masks()
+    legal = np.flatnonzero(mask)
+    return int(legal[(int(obs.sum() * 1000)) % len(legal)])
+
+
+@pytest.mark.parametrize("opponent", ["optimal", "random", "neller"])
+def test_seeded_runs_repeat(opponent):
+    runs = [play(gymnasium.make(ID, opponent=opponent, observation="compact").unwrapped, 7, sample_legal)
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    other = play(gymnasium.make(ID, opponent=opponent, observation="compact").unwrapped, 8, sample_legal)
+    assert other != runs[0]
+
+
+def test_masks_and_forced_moves():
+    env = ZombieDiceEnv(observation="compact")
+    obs, info = env.reset(seed=1)
+    state = env.game_state
+    assert state.current_player == info["seat"] and not state.rolled
+    assert env.action_masks().tolist() == [False, True] and info["action_mask"].tolist() == [0, 1]
+    assert obs[11] == 0  # not rolled yet
+    auto = ZombieDiceEnv(observation="compact", auto_forced=True)
+    for seed in range(20):
+        obs, info = auto.reset(seed=seed)
+        assert auto.action_masks().all() and obs[11] == 1
+
+
+def test_compact_observation_matches_the_vectorised_one():
+    env = ZombieDiceEnv(observation="compact", opponent="random")
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=3)
+    for _ in range(3000):
+        state = env.game_state
+        if not state.is_terminal():
+            p, i, j, b, s = state.two_player_view()
+            np.testing.assert_array_equal(obs, compact_observation(p, i, j, b, s, 13, state.rolled))
+        legal = np.flatnonzero(env.action_masks())
+        obs, _, term, trunc, info = env.step(int(rng.choice(legal)))
+        if term or trunc:
+            obs, info = env.reset()
+    assert compact_observation(np.arange(3), 1, 2, 3, 1).shape == (3, COMPACT_SIZE)
+
+
+def test_illegal_action():
+    env = ZombieDiceEnv(observation="compact", seat=0)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(HOLD)  # must roll first
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(ROLL)
+    strict = ZombieDiceEnv(illegal_action="raise", seat=1)
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal actions: 1=roll"):
+        strict.step(HOLD)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(observation="compact", variant="official"), "compact"),
+        (dict(observation="compact", num_players=3, opponent="random"), "compact"),
+        (dict(observation="pixels"), "observation"),
+        (dict(opponent="nobody"), "policy must be one of"),
+        (dict(opponent=3), "opponent"),
+        (dict(num_players=3, opponent="optimal"), "two-player"),
+        (dict(seat=2), "seat"),
+        (dict(illegal_action="ignore"), "illegal_action"),
+        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(goal=0), "goal"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ZombieDiceEnv(**kwargs)
+
+
+def test_generic_wrapper_arguments():
+    from dice_envs import zombie_dice_v0
+
+    with pytest.raises(ValueError, match="RulesCoreEnv"):
+        SingleAgentEnv(zombie_dice_v0.env(), lambda s: ROLL)
+    with pytest.raises(ValueError, match="every other seat"):
+        SingleAgentEnv(zombie_dice_v0.raw_env(num_players=3), {1: lambda s: ROLL}, seat=0)
+    env = SingleAgentEnv(zombie_dice_v0.raw_env(), {1: lambda s: ROLL if not s.rolled else HOLD}, seat=0)
+    check_env(env, skip_render_check=True)
+
+
+def test_render_ansi():
+    env = ZombieDiceEnv(render_mode="ansi", seat=0)
+    env.reset(seed=0)
+    env.step(ROLL)
+    assert "player_0 rolled" in env.render()
+
+
+@pytest.mark.slow
+def test_monte_carlo_play_matches_exact_evaluation():
+    """Minh (the agent, seat drawn per game) against the optimal opponent: the env's win rate
+    over 2000 games agrees with the exact seat-averaged win rate (4 standard errors)."""
+    minh = HUMAN_POLICIES["minh"]
+    exact = ayzd.head_to_head(minh, solved().as_policy()).win_rate
+    env = ZombieDiceEnv(opponent="optimal", auto_forced=True)
+    agent = PolicyAgent(minh)
+    wins, games = 0, 2000
+    env.reset(seed=11)
+    for _ in range(games):
+        while True:
+            _, reward, terminated, truncated, _ = env.step(agent.act(env.game_state))
+            if terminated or truncated:
+                break
+        wins += reward > 0
+        env.reset()
+    rate = wins / games
+    assert abs(rate - exact) < 4 * np.sqrt(exact * (1 - exact) / games)
+
+
+def test_table_agent_is_the_solution():
+    solution = solved()
+    agent = TableAgent(solution.roll)
+    env = ZombieDiceEnv(opponent="random", auto_forced=True)
+    env.reset(seed=5)
+    for _ in range(500):
+        state = env.game_state
+        assert agent.act(state) == (ROLL if solution.should_roll(*state.two_player_view()) else HOLD)
+        _, _, term, trunc, _ = env.step(agent.act(state))
+        if term or trunc:
+            env.reset()

@@ -1,0 +1,120 @@
+"""Training smoke tests (a few hundred steps): experiments/train_ayzd.py with its exact evaluation,
+checkpoints and resume, `dice-envs evaluate` on the saved model, and MaskablePPO directly on the
+AEC environment with the PettingZoo SB3 action-mask pattern."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from agents.zombie_policies import PUBLISHED_DIFFERENCES  # noqa: E402
+from dice_envs.cli import main as cli_main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_ayzd", ROOT / "experiments" / "train_ayzd.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_ayzd"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+SMALL = ["--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--pool-size", "2",
+         "--minutes", "0", "--quiet"]
+
+
+def run(script, capsys, *argv):
+    code = script.main([*argv, *SMALL])
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1])
+
+
+def test_train_smoke_resume_and_evaluate(tmp_path, capsys):
+    script = load_script()
+    run_dir = tmp_path / "run"
+    code, first = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "256")
+    assert code == 0 and not first["resumed"]
+    assert first["steps"] == 256 and [h["steps"] for h in first["history"]] == [0, 256]
+    assert -1 < first["difference"] <= 1e-12
+    assert set(first["reached"]) == set(PUBLISHED_DIFFERENCES)
+    assert first["reached"]["minh"] == (first["difference"] >= PUBLISHED_DIFFERENCES["minh"])
+    for name in ("model.zip", "model.json", "difference.png", "curve.json", "checkpoint/state.json"):
+        assert (run_dir / name).exists(), name
+    assert list((run_dir / "tb").glob("MaskablePPO_1/events.*"))
+    state = json.loads((run_dir / "checkpoint" / "state.json").read_text())
+    assert state["steps"] == 256 and (run_dir / "checkpoint" / state["model"]).exists()
+    assert (run_dir / "checkpoint" / state["pool"]).exists()
+    assert not list((run_dir / "checkpoint").glob("*.tmp*"))
+
+    # A rerun with a larger budget resumes: the curve so far is kept and continued.
+    code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "384", "--eval-every", "128")
+    assert code == 0 and second["resumed"] and second["steps"] == 384
+    assert second["history"][:2] == first["history"] and second["history"][2]["steps"] == 384
+    assert len(list((run_dir / "checkpoint").glob("model-*.zip"))) == 1
+
+    # The saved model scores the same through `dice-envs evaluate ayzd`.
+    assert cli_main(["evaluate", "ayzd", str(run_dir / "model.zip"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["difference"] == pytest.approx(second["difference"], abs=1e-12)
+
+    # It also plays as an opponent in the single-agent environment.
+    import gymnasium
+
+    env = gymnasium.make("dice_envs/ZombieDice-v0", opponent=str(run_dir / "model.zip"), seat=0)
+    env.reset(seed=0)
+    env.step(1)
+
+
+def test_fixed_opponent_and_bad_arguments(tmp_path, capsys):
+    script = load_script()
+    code, result = run(script, capsys, "--run-dir", str(tmp_path / "minh"), "--steps", "128",
+                       "--eval-every", "128", "--opponent", "minh", "--no-plot")
+    assert code == 0 and result["opponent"] == "minh" and result["plot"] is None
+    # the checkpoint belongs to another opponent
+    assert script.main(["--run-dir", str(tmp_path / "minh"), "--steps", "256", "--opponent", "optimal", *SMALL]) == 2
+    assert "differs from the checkpoint" in capsys.readouterr().err
+    assert script.main(["--steps", "0", "--minutes", "0"]) == 2
+    assert script.main(["--steps", "10", "--n-envs", "0"]) == 2
+    (tmp_path / "broken" / "checkpoint").mkdir(parents=True)
+    (tmp_path / "broken" / "checkpoint" / "state.json").write_text("{not json")
+    assert script.main(["--run-dir", str(tmp_path / "broken"), "--steps", "128", *SMALL]) == 2
+    assert "damaged" in capsys.readouterr().err
+    (tmp_path / "broken" / "checkpoint" / "state.json").write_text(
+        (tmp_path / "minh" / "checkpoint" / "state.json").read_text())  # names a model that is not there
+    assert script.main(["--run-dir", str(tmp_path / "broken"), "--steps", "256", "--opponent", "minh", *SMALL]) == 2
+    assert "damaged" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["all_yellow", "official"])
+def test_maskable_ppo_on_the_aec_env(variant):
+    """The PettingZoo SB3 action-mask pattern: one network plays every seat of the AEC env.
+    The raw env raises on an illegal action, so a finished run shows the masks were obeyed."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    from dice_envs import zombie_dice_v0
+    from dice_envs.single_agent import SB3ActionMaskWrapper
+
+    env = SB3ActionMaskWrapper(zombie_dice_v0.raw_env(variant=variant))
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and env.action_mask().tolist() == [False, True]
+    rewards = []
+    for _ in range(400):
+        legal = np.flatnonzero(env.action_mask())
+        obs, reward, terminated, truncated, _ = env.step(int(legal[-1] if len(legal) == 1 else legal[_ % 2]))
+        rewards.append(reward)
+        if terminated or truncated:
+            assert reward in (-1.0, 1.0)  # the winning or losing move is paid to its mover
+            obs, _ = env.reset()
+    masked = ActionMasker(env, lambda e: e.action_mask())
+    model = MaskablePPO("MlpPolicy", masked, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    assert model.num_timesteps >= 256
