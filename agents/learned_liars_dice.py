@@ -1,0 +1,240 @@
+"""A learned (torch) policy for two-player Liar's Dice, and its exact evaluation.
+
+* :func:`build_network`: the policy network (an MLP on ``liars_dice_v0``'s
+  observation, plus a one-hot of the last bid derived from it);
+* :class:`LearnedLiarsDicePolicy`: a trained network as a policy
+  (``action_probabilities(state)`` for :func:`agents.liars_dice_solver.evaluate`,
+  ``act(observation, rng)`` for the environment, :meth:`~LearnedLiarsDicePolicy.tree_policy`
+  for all information states in one batch); ``LearnedLiarsDicePolicy.load(path)``
+  reads the ``model.pt`` written by ``experiments/train_liars_dice.py``;
+* :class:`InfoStates`: every information state as network input rows;
+* :func:`action_values`: exact action values of a player against a policy profile;
+* :func:`exact_scores`: exploitability and value against the CFR+ equilibrium.
+
+torch is imported only when a network is built or run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+# -- exact action values on the public tree ------------------------------------------------
+
+
+def action_values(tree, policy, player: int):
+    """Exact action values of ``player`` against ``policy`` at its information states.
+
+    Returns ``(q_edge, q_call, reach)``, all ``(N, R)``: ``q_edge[c, r]`` is the
+    expected payoff of bidding ``highbit(c)`` at ``parent(c)`` holding roll ``r``,
+    ``q_call[m, r]`` that of calling at ``m``, conditional on reaching the
+    information state (counterfactual value / (chance x opponent reach)), and
+    ``reach[m]`` that normaliser (0 where the opponent never plays to ``m``; the
+    values there are then 0).  Entries at the opponent's nodes are meaningless.
+    """
+    from agents.liars_dice_solver import _masks, _opponent_terminal_weight
+
+    reach, term = _opponent_terminal_weight(tree, policy, player)
+    q_call = tree.call_values(term, player)
+    e_me, n_me = _masks(tree, player)
+    v = q_call * np.where(n_me, policy.call, 1.0)
+    w = np.where(e_me, policy.edge, 1.0)
+    for k in range(tree.B - 1, -1, -1):
+        lo, hi = 1 << k, 1 << (k + 1)
+        v[:lo] += v[lo:hi] * w[lo:hi]
+    # Opponent reach x chance, summed over the opponent's rolls (independent of ours).
+    norm = reach.sum(axis=1)
+    inv = np.divide(1.0, norm, out=np.zeros_like(norm), where=norm > 1e-300)
+    q_call = q_call * inv[:, None]
+    q_edge = v * tree.to_children(inv[:, None].repeat(tree.R, 1))
+    return q_edge, q_call, norm
+
+
+# -- the learned policy -------------------------------------------------------------------
+
+
+class InfoStates:
+    """Every information state of a two-player game, as network inputs and masks.
+
+    Row ``m * R + r`` is public node ``m`` with the player to act holding roll ``r``;
+    ``obs`` is exactly ``state.observation(player)`` of the environment there.
+    """
+
+    def __init__(self, tree):
+        game = tree.game
+        self.tree = tree
+        N, R, B = tree.N, tree.R, tree.B
+        obs = np.zeros((N, R) + tuple(game.observation_shape), np.float32)
+        player = tree.player.astype(np.int64)
+        obs[np.arange(N), :, player] = 1.0
+        base = game.num_players
+        for r, roll in enumerate(tree.rolls):
+            for f in roll:
+                obs[:, r, base + f - 1] += 1.0
+        bits = ((np.arange(N)[:, None] >> np.arange(B)[None, :]) & 1).astype(np.float32)
+        obs[:, :, base + game.faces : base + game.faces + B] = bits[:, None, :]
+        self.obs = obs.reshape(N * R, -1)
+        mask = np.zeros((N, game.num_actions), bool)
+        for m in range(N):
+            mask[m, tree.highbit[m] + 1 : B] = True
+            mask[m, game.call_action] = m > 0
+        self.mask = np.repeat(mask, R, axis=0)  # (N * R, A)
+
+    def to_tree_policy(self, probs: np.ndarray):
+        """``(N * R, A)`` action probabilities -> :class:`TreePolicy`."""
+        from agents.liars_dice_solver import TreePolicy
+
+        tree = self.tree
+        N, R, B = tree.N, tree.R, tree.B
+        p = probs.reshape(N, R, -1)
+        edge = np.zeros((N, R))
+        for k in range(B):
+            lo, hi = 1 << k, 1 << (k + 1)
+            edge[lo:hi] = p[:lo, :, k]
+        call = p[:, :, tree.game.call_action].astype(np.float64).copy()
+        call[0] = 0.0
+        return TreePolicy(tree, edge.astype(np.float64), call)
+
+    def to_action_table(self, q_edge: np.ndarray, q_call: np.ndarray) -> np.ndarray:
+        """Per-edge ``(N, R)`` arrays -> ``(N * R, A)`` per-action table (0 where illegal)."""
+        tree = self.tree
+        N, R, B = tree.N, tree.R, tree.B
+        out = np.zeros((N, R, tree.game.num_actions))
+        for k in range(B):
+            lo, hi = 1 << k, 1 << (k + 1)
+            out[:lo, :, k] = q_edge[lo:hi]
+        out[:, :, tree.game.call_action] = q_call
+        out[0, :, tree.game.call_action] = 0.0
+        return out.reshape(N * R, -1) * self.mask
+
+
+def build_network(game_config: dict, hidden: str):
+    """MLP on the observation plus one derived feature: a one-hot of the last bid
+    (the highest bid flag set), which the rules make decisive and which an MLP
+    would otherwise have to extract from the bid flags itself."""
+    import torch
+    import torch.nn as nn
+
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    game = LiarsDiceGame(**game_config)
+    lo = game.num_players + game.faces
+    hi = lo + game.num_bids
+    obs_dim = game.observation_shape[0]
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            sizes = [obs_dim + game.num_bids] + [int(h) for h in hidden.split(",") if h.strip()]
+            layers = []
+            for a, b in zip(sizes, sizes[1:]):
+                layers += [nn.Linear(a, b), nn.ReLU()]
+            layers.append(nn.Linear(sizes[-1], game.num_actions))
+            self.mlp = nn.Sequential(*layers)
+
+        def forward(self, obs):
+            bits = obs[:, lo:hi]
+            after = torch.flip(torch.cumsum(torch.flip(bits, [1]), 1), [1]) - bits
+            last = bits * (after < 0.5).float()
+            return self.mlp(torch.cat([obs, last], dim=1))
+
+    return Net()
+
+
+def masked_log_probs(net, obs, mask):
+    import torch
+
+    logits = net(obs).masked_fill(~mask, -1e9)
+    return torch.log_softmax(logits, dim=-1)
+
+
+class LearnedLiarsDicePolicy:
+    """A trained network as a policy: ``action_probabilities(state)`` for the solver's
+    evaluator and agents, :meth:`act` for ``liars_dice_v0`` observations, and
+    :meth:`tree_policy` (all information states in one batch)."""
+
+    def __init__(self, game, net):
+        self.game = game
+        self.net = net.eval()
+
+    @classmethod
+    def load(cls, path):
+        import torch
+
+        from dice_envs.liars_dice import LiarsDiceGame
+
+        blob = torch.load(path, map_location="cpu", weights_only=False)
+        game = LiarsDiceGame(**blob["game"])
+        net = build_network(blob["game"], blob["hidden"])
+        net.load_state_dict(blob["net"])
+        return cls(game, net)
+
+    def probabilities_from_observation(self, observation) -> np.ndarray:
+        import torch
+
+        obs = np.asarray(observation, np.float32).reshape(1, -1)
+        g = self.game
+        bits = obs[0, g.num_players + g.faces : g.num_players + g.faces + g.num_bids] > 0.5
+        made = np.flatnonzero(bits)
+        mask = np.zeros((1, g.num_actions), bool)
+        mask[0, (made.max() + 1 if made.size else 0) : g.num_bids] = True
+        mask[0, g.call_action] = made.size > 0
+        with torch.no_grad():
+            lp = masked_log_probs(self.net, torch.from_numpy(obs), torch.from_numpy(mask))
+        p = lp.exp().numpy()[0].astype(np.float64)
+        p[~mask[0]] = 0.0
+        return p / p.sum()
+
+    def action_probabilities(self, state):
+        p = self.probabilities_from_observation(state.observation(state.current_player))
+        return {int(a): float(p[a]) for a in state.legal_actions()}
+
+    def act(self, observation, rng: np.random.Generator) -> int:
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        p = self.probabilities_from_observation(observation)
+        return int(rng.choice(len(p), p=p))
+
+    def tree_policy(self, tree, states: "InfoStates | None" = None):
+        import torch
+
+        states = states or InfoStates(tree)
+        with torch.no_grad():
+            lp = masked_log_probs(self.net, torch.from_numpy(states.obs), torch.from_numpy(states.mask))
+        p = lp.exp().numpy().astype(np.float64) * states.mask
+        p /= p.sum(axis=1, keepdims=True)
+        return states.to_tree_policy(p)
+
+
+def equilibrium(game, target: float = 1e-4, cache_dir=None):
+    """The CFR+ reference (cached on disk by the solver's cache)."""
+    from agents.liars_dice_solver import load_cached, solve, store_cached
+
+    from dice_envs.cli.liars_dice import default_cache_dir
+
+    cache_dir = cache_dir or default_cache_dir()
+    result = load_cached(game, target, "cfr+", cache_dir)
+    if result is None:
+        result = solve(game, target_exploitability=target)
+        store_cached(result, target, cache_dir)
+    return result
+
+
+def exact_scores(tree, policy, eq_policy) -> dict:
+    """Exploitability of ``policy`` and its value against ``eq_policy`` (mean of both seats)."""
+    from agents.liars_dice_solver import evaluate
+
+    ev = evaluate(tree, policy)
+    as_first = evaluate(tree, policy, eq_policy).value_first_player
+    as_second = -evaluate(tree, eq_policy, policy).value_first_player
+    return {
+        "exploitability": ev.exploitability,
+        "nash_conv": ev.nash_conv,
+        "value_self_play_first_player": ev.value_first_player,
+        "value_vs_equilibrium": 0.5 * (as_first + as_second),
+        "value_vs_equilibrium_as_first": as_first,
+        "value_vs_equilibrium_as_second": as_second,
+    }
+
+

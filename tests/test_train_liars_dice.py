@@ -1,0 +1,171 @@
+"""Learned Liar's Dice policies: the exact-evaluation path of a network policy checked on
+known policies (CFR+'s equilibrium, uniform random), the exact action values, and a smoke
+run of experiments/train_liars_dice.py with a resume and `dice-envs evaluate liars-dice`."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.learned_liars_dice import (  # noqa: E402
+    InfoStates,
+    LearnedLiarsDicePolicy,
+    action_values,
+    build_network,
+)
+from agents.liars_dice_solver import (  # noqa: E402
+    PublicTree,
+    evaluate,
+    expected_value,
+    exploitability,
+    solve,
+)
+from dice_envs.cli import main as cli_main  # noqa: E402
+from dice_envs.liars_dice import LiarsDiceGame  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TableNet(torch.nn.Module):
+    """A 'network' answering fixed action probabilities of a TreePolicy from observations,
+    so a known policy can be pushed through the learned-policy adapter."""
+
+    def __init__(self, tree_policy):
+        super().__init__()
+        self.policy = tree_policy
+
+    def forward(self, obs):
+        p = np.stack([self.policy.probabilities_from_observation(o) for o in obs.numpy()])
+        return torch.from_numpy(np.log(np.maximum(p, 1e-300)).astype(np.float32))
+
+
+class ZeroNet(torch.nn.Module):
+    """Equal logits: the uniform random policy over legal actions."""
+
+    def __init__(self, num_actions):
+        super().__init__()
+        self.num_actions = num_actions
+
+    def forward(self, obs):
+        return torch.zeros((obs.shape[0], self.num_actions))
+
+
+@pytest.mark.parametrize("wild", [False, True])
+def test_uniform_random_through_the_adapter(wild):
+    game = LiarsDiceGame(faces=6, wild=wild)
+    tree = PublicTree(game)
+    policy = LearnedLiarsDicePolicy(game, ZeroNet(game.num_actions))
+    expl = exploitability(tree, policy.tree_policy(tree))
+    assert expl == pytest.approx(exploitability(tree, tree.uniform()), abs=1e-12)
+    # Computed, not assumed: 0.8803 without the wild face, 0.7807 with it (OpenSpiel's liars_dice).
+    assert expl == pytest.approx(0.7807443 if wild else 0.8803291, abs=1e-6)
+
+
+def test_cfr_equilibrium_through_the_adapter():
+    game = LiarsDiceGame(faces=6, wild=True)
+    tree = PublicTree(game)
+    eq = solve(game, target_exploitability=1e-3).policy
+    policy = LearnedLiarsDicePolicy(game, TableNet(eq))
+    batched = policy.tree_policy(tree)
+    assert exploitability(tree, batched) == pytest.approx(exploitability(tree, eq), abs=1e-6)
+    assert evaluate(tree, batched).value_first_player == pytest.approx(evaluate(tree, eq).value_first_player, abs=1e-6)
+
+
+def test_action_probabilities_path_matches_the_batched_path():
+    game = LiarsDiceGame(faces=3)
+    tree = PublicTree(game)
+    torch.manual_seed(1)
+    policy = LearnedLiarsDicePolicy(game, build_network(game.config(), "16"))
+    # The solver's tabulate asks action_probabilities(state) once per information state.
+    one_by_one = evaluate(tree, policy)
+    batched = evaluate(tree, policy.tree_policy(tree))
+    assert one_by_one.exploitability == pytest.approx(batched.exploitability, abs=1e-6)
+    assert one_by_one.value_first_player == pytest.approx(batched.value_first_player, abs=1e-6)
+    # And it plays from environment observations.
+    state = tree.probe_state(0b101, 2)
+    a = policy.act({"observation": state.observation(state.current_player)}, np.random.default_rng(0))
+    assert a in state.legal_actions()
+
+
+@pytest.mark.parametrize("wild", [False, True])
+def test_action_values_give_the_exact_value(wild):
+    game = LiarsDiceGame(faces=4, wild=wild)
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    rng = np.random.default_rng(0)
+    p = rng.random(states.mask.shape) * states.mask
+    p /= p.sum(1, keepdims=True)
+    pi = states.to_tree_policy(p)
+    for player in (0, 1):
+        q_edge, q_call, reach = action_values(tree, pi, player)
+        q = states.to_action_table(q_edge, q_call).reshape(tree.N, tree.R, -1)
+        pr = p.reshape(tree.N, tree.R, -1)
+        # Player 0 acts at the root; player 1 at the nodes after one bid.
+        nodes = [0] if player == 0 else [1 << b for b in range(tree.B)]
+        value = 0.0
+        for m in nodes:
+            opp_reach = reach[m] if player == 1 else 1.0
+            value += opp_reach * float(tree.prior @ (pr[m] * q[m]).sum(-1))
+        expected = expected_value(tree, pi, 0)
+        assert value == pytest.approx(expected if player == 0 else -expected, abs=1e-12)
+        assert np.all(np.abs(q) <= 1 + 1e-12)
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_liars_dice", ROOT / "experiments" / "train_liars_dice.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_liars_dice"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(script, capsys, *argv):
+    code = script.main([*argv, "--minutes", "0", "--quiet", "--faces", "4", "--hidden", "32,32"])
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1])
+
+
+def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path / "cache"))
+    script = load_script()
+    run_dir = tmp_path / "run"
+    code, first = run(script, capsys, "--run-dir", str(run_dir), "--steps", "60", "--eval-every", "30")
+    assert code == 0 and first["steps"] == 60
+    assert [h["steps"] for h in first["curve"]] == [0, 30, 60]
+    assert first["exploitability"] < first["curve"][0]["exploitability"]
+    assert 0 < first["cfr_plus_exploitability"] <= 1e-4
+    for name in ("model.pt", "checkpoint.pt", "state.json", "curve.json", "exploitability.png"):
+        assert (run_dir / name).exists(), name
+    assert list((run_dir / "tb").glob("events.*"))
+    assert not list(run_dir.glob("*.tmp*"))
+
+    # A rerun with a larger budget resumes from the checkpoint and continues the curve.
+    code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "90", "--eval-every", "30")
+    assert code == 0 and second["steps"] == 90
+    assert second["curve"][:3] == first["curve"] and second["curve"][3]["steps"] == 90
+
+    # The saved model scores the same through `dice-envs evaluate liars-dice`.
+    assert cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "4", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["exploitability"] == pytest.approx(second["exploitability"], abs=1e-9)
+    assert report["value_vs_equilibrium"] == pytest.approx(second["value_vs_equilibrium"], abs=1e-9)
+    with pytest.raises(SystemExit):
+        cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "6"])
+    assert "--faces 6 does not match" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="another --run-dir"):
+        script.main(["--run-dir", str(run_dir), "--steps", "100", "--faces", "4", "--hidden", "8", "--quiet"])
+
+
+def test_bad_arguments():
+    script = load_script()
+    with pytest.raises(ValueError, match="--eta"):
+        script.parse_args(["--eta", "0"])
+    with pytest.raises(ValueError, match="--inner-steps"):
+        script.parse_args(["--inner-steps", "0"])
+    with pytest.raises(ValueError, match="--minutes or --steps"):
+        script.parse_args(["--minutes", "0"])
