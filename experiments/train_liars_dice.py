@@ -10,14 +10,20 @@ small torch MLP as the policy.  Every update
    ``q(a)`` for the acting player against ``pi`` (counterfactual values divided by
    the opponent's and chance's reach, so expected payoffs in ``[-1, 1]``): the
    full-width expectation of what a batch of self-play games would estimate;
-3. takes ``--inner-steps`` Adam steps on the regularised policy-gradient loss
-   ``mean_s [ -sum_a pi(a|s) q(a) + alpha KL(pi(.|s) || rho(.|s)) + (1/eta) KL(pi(.|s) || pi_old(.|s)) ]``;
-4. every ``--magnet-every`` updates moves the magnet ``rho`` to the current policy
-   (a moving magnet makes the fixed point a Nash equilibrium rather than a
+3. forms the closed-form MMD target in every information state,
+   ``log pi_target = (log pi + alpha eta log rho + eta q) / (1 + alpha eta)`` (normalised
+   over the legal actions): the mirror-descent step on the payoff regularised by
+   ``alpha KL(pi || rho)`` toward the magnet ``rho``;
+4. takes ``--inner-steps`` Adam steps fitting the network to it (KL(target || pi),
+   every depth of the bid history given the same total weight, so the few early
+   information states that decide most of the value count as much as the many deep ones);
+5. every ``--magnet-every`` updates moves the magnet ``rho`` to the current policy
+   (a moving magnet makes the fixed point a Nash equilibrium rather than the
    regularised one).
 
-So the agent learns from exact expected feedback (no sampling noise); a "step" is one
-such update and ``info_states`` counts the information-state evaluations it used.
+So the agent learns from exact expected feedback, full width over the information
+states (no sampled games, hence no sampling noise); a "step" is one such update
+(``info_states_per_step`` network rows each).
 
 Every ``--eval-every`` updates, and at the end, the network's policy is tabulated over
 all information states (one batch) into a :class:`agents.liars_dice_solver.TreePolicy`
