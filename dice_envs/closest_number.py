@@ -216,12 +216,6 @@ class ClosestNumberGame(Game):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"ClosestNumberGame({args})"
 
-    def __eq__(self, other):
-        return isinstance(other, ClosestNumberGame) and self.config() == other.config()
-
-    def __hash__(self):
-        return hash(tuple(self.config().items()))
-
 
 class ClosestNumberState(GameState):
     """An immutable Closest Number position.

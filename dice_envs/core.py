@@ -21,7 +21,7 @@ alike.
 from __future__ import annotations
 
 import abc
-from typing import Any, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -127,6 +127,24 @@ class Game(abc.ABC):
         """``(low, high)`` arrays for the observation Box (default: 0 to +inf)."""
         shape = self.observation_shape
         return np.zeros(shape, np.float32), np.full(shape, np.inf, np.float32)
+
+    def config(self) -> Optional[dict]:
+        """The arguments that rebuild this game, or None (then a game equals only itself).
+
+        Games that return their configuration compare and hash by it, so equal
+        configurations can share caches.
+        """
+        return None
+
+    def __eq__(self, other):
+        mine = self.config()
+        if mine is None:
+            return self is other
+        return isinstance(other, type(self)) and mine == other.config()
+
+    def __hash__(self):
+        mine = self.config()
+        return id(self) if mine is None else hash(tuple(mine.items()))
 
     def action_name(self, action: int) -> str:
         if self.action_names and 0 <= action < len(self.action_names):

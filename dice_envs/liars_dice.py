@@ -178,12 +178,6 @@ class LiarsDiceGame(Game):
         return dict(num_players=self.num_players, dice_per_player=self.dice_per_player, faces=self.faces,
                     wild=self.wild, max_quantity=self.max_quantity)
 
-    def __eq__(self, other):
-        return isinstance(other, LiarsDiceGame) and self.config() == other.config()
-
-    def __hash__(self):
-        return hash(tuple(self.config().items()))
-
 
 class LiarsDiceState(GameState):
     """An immutable Liar's Dice position.

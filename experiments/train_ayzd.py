@@ -81,16 +81,22 @@ class Args:
     quiet: bool = False
 
 
-def parse_args(argv=None) -> Args:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for f in dataclasses.fields(Args):
+def args_from_dataclass(cls, description: str, argv=None):
+    """Parse ``--field-name`` options for every field of the dataclass ``cls``
+    (bools get ``--x/--no-x``) and return an instance (shared by the training scripts)."""
+    parser = argparse.ArgumentParser(description=description)
+    for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
         else:
             kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
             parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
+    return cls(**vars(parser.parse_args(argv)))
+
+
+def parse_args(argv=None) -> Args:
+    args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size", "threads"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")

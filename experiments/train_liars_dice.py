@@ -46,7 +46,6 @@ Run: ``.venv/bin/python experiments/train_liars_dice.py --minutes 30 [--wild]``
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -71,7 +70,7 @@ from agents.learned_liars_dice import (  # noqa: E402
     exact_scores,
     masked_log_probs,
 )
-from experiments.train_ayzd import atomic_write_text  # noqa: E402
+from experiments.train_ayzd import args_from_dataclass, atomic_write_text  # noqa: E402
 
 
 @dataclass
@@ -96,15 +95,7 @@ class Args:
 
 
 def parse_args(argv=None) -> Args:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
+    args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     for name in ("eval_every", "inner_steps", "magnet_every", "threads"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
