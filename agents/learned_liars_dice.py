@@ -8,7 +8,10 @@
   for all information states in one batch); ``LearnedLiarsDicePolicy.load(path)``
   reads the ``model.pt`` written by ``experiments/train_liars_dice.py``;
 * :class:`InfoStates`: every information state as network input rows;
-* :func:`action_values`: exact action values of a player against a policy profile;
+* :func:`action_values`: exact action values of a player against a policy profile,
+  :func:`action_value_table` the same for every information state's acting player;
+* :func:`mmd_step` and :class:`OptimisticMMD`: the magnetic-mirror-descent update
+  the trainer fits its network to;
 * :func:`exact_scores`: exploitability and value against the CFR+ equilibrium.
 
 torch is imported only when a network is built or run.
@@ -51,6 +54,62 @@ def action_values(tree, policy, player: int):
     return q_edge, q_call, norm
 
 
+def action_value_table(states: "InfoStates", probs: np.ndarray) -> np.ndarray:
+    """Exact action values, ``(N * R, A)``, of every information state's acting
+    player against the policy ``probs`` (``(N * R, A)`` rows, as :class:`InfoStates`
+    orders them); 0 for illegal actions."""
+    tree = states.tree
+    policy = states.to_tree_policy(probs)
+    q = np.zeros(probs.shape)
+    for player in (0, 1):
+        q_edge, q_call, _ = action_values(tree, policy, player)
+        rows = states.acting == player
+        q[rows] = states.to_action_table(q_edge, q_call)[rows]
+    return q
+
+
+def masked_log_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Log-probabilities over the legal actions (``-inf`` elsewhere)."""
+    x = np.where(mask, logits, -np.inf)
+    x = x - x.max(axis=1, keepdims=True)
+    return x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+
+
+def mmd_step(log_pi: np.ndarray, log_magnet: np.ndarray, q: np.ndarray, mask: np.ndarray,
+             eta: float, alpha: float) -> np.ndarray:
+    """One behavioural magnetic-mirror-descent step in every information state:
+    ``argmax_pi <pi, q> - alpha KL(pi || magnet) - KL(pi || pi_old) / eta``, whose
+    closed form is ``log pi_new = (log pi_old + alpha eta log magnet + eta q) / (1 + alpha eta)``,
+    normalised over the legal actions.  All arguments are ``(rows, A)`` arrays."""
+    a_eta = alpha * eta
+    legal_lp = np.where(mask, log_pi, 0.0)
+    legal_mag = np.where(mask, log_magnet, 0.0)
+    return masked_log_softmax((legal_lp + a_eta * legal_mag + eta * q) / (1.0 + a_eta), mask)
+
+
+class OptimisticMMD:
+    """Optimistic magnetic mirror descent on a table of information states.
+
+    Each :meth:`step` computes the exact action values ``q_t`` against the current
+    policy and takes :func:`mmd_step` with the predicted values
+    ``q_t + optimism (q_t - q_{t-1})``.  Plain behavioural MMD (``optimism=0``) cycles
+    in Liar's Dice with wild ones; the optimistic step converges.  The trainer
+    (``experiments/train_liars_dice.py``) starts it from the network's policy and
+    fits the network to where it ends up.
+    """
+
+    def __init__(self, states: "InfoStates", eta: float, alpha: float, optimism: float = 1.0, prev_q=None):
+        self.states, self.eta, self.alpha, self.optimism = states, eta, alpha, optimism
+        self.prev_q = prev_q
+
+    def step(self, log_pi: np.ndarray, log_magnet: np.ndarray) -> np.ndarray:
+        mask = self.states.mask
+        q = action_value_table(self.states, np.where(mask, np.exp(log_pi), 0.0))
+        q_hat = q if self.prev_q is None else q + self.optimism * (q - self.prev_q)
+        self.prev_q = q
+        return mmd_step(log_pi, log_magnet, q_hat, mask, self.eta, self.alpha)
+
+
 # -- the learned policy -------------------------------------------------------------------
 
 
@@ -80,6 +139,7 @@ class InfoStates:
             mask[m, tree.highbit[m] + 1 : B] = True
             mask[m, game.call_action] = m > 0
         self.mask = np.repeat(mask, R, axis=0)  # (N * R, A)
+        self.acting = np.repeat(tree.player.astype(np.int64), R)  # each row's player to act
 
     def to_tree_policy(self, probs: np.ndarray):
         """``(N * R, A)`` action probabilities -> :class:`TreePolicy`."""
@@ -209,9 +269,7 @@ class LearnedLiarsDicePolicy:
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
     """The CFR+ reference (cached on disk by the solver's cache)."""
-    from agents.liars_dice_solver import load_cached, solve, store_cached
-
-    from dice_envs.cli.liars_dice import default_cache_dir
+    from agents.liars_dice_solver import default_cache_dir, load_cached, solve, store_cached
 
     cache_dir = cache_dir or default_cache_dir()
     result = load_cached(game, target, "cfr+", cache_dir)

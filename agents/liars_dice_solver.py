@@ -60,6 +60,7 @@ __all__ = [
     "tabulate",
     "evaluate",
     "exploitability",
+    "default_cache_dir",
     "MAX_PUBLIC_NODES",
 ]
 
@@ -631,6 +632,11 @@ def solve(
 
 # ---------------------------------------------------------------------------------------
 # on-disk cache
+
+
+def default_cache_dir() -> str:
+    """``$DICE_ENVS_CACHE`` or ``~/.cache/dice_envs``."""
+    return os.environ.get("DICE_ENVS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dice_envs")
 
 
 def _cache_key(game: LiarsDiceGame, target: float, algorithm: str) -> dict:

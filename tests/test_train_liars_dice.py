@@ -15,8 +15,12 @@ torch = pytest.importorskip("torch")
 from agents.learned_liars_dice import (  # noqa: E402
     InfoStates,
     LearnedLiarsDicePolicy,
+    OptimisticMMD,
+    action_value_table,
     action_values,
     build_network,
+    masked_log_softmax,
+    mmd_step,
 )
 from agents.liars_dice_solver import (  # noqa: E402
     PublicTree,
@@ -114,6 +118,61 @@ def test_action_values_give_the_exact_value(wild):
         expected = expected_value(tree, pi, 0)
         assert value == pytest.approx(expected if player == 0 else -expected, abs=1e-12)
         assert np.all(np.abs(q) <= 1 + 1e-12)
+
+
+def test_mmd_step_is_the_regularised_best_reply():
+    """The closed form maximises <pi, q> - alpha KL(pi||magnet) - KL(pi||pi_old)/eta
+    in every row: no random policy on the legal actions scores higher."""
+    rng = np.random.default_rng(1)
+    mask = np.array([[True, True, True, False], [False, True, True, True]])
+    old = masked_log_softmax(rng.normal(size=mask.shape), mask)
+    mag = masked_log_softmax(rng.normal(size=mask.shape), mask)
+    q = rng.uniform(-1, 1, size=mask.shape)
+    eta, alpha = 0.7, 0.2
+
+    def objective(lp):
+        p = np.where(mask, np.exp(lp), 0.0)
+        kl = lambda ref: np.where(mask, p * (np.where(mask, lp, 0) - np.where(mask, ref, 0)), 0).sum(1)
+        return (p * q).sum(1) - alpha * kl(mag) - kl(old) / eta
+
+    best = objective(mmd_step(old, mag, q, mask, eta, alpha))
+    for _ in range(200):
+        other = masked_log_softmax(rng.normal(scale=3, size=mask.shape), mask)
+        assert np.all(objective(other) <= best + 1e-12)
+    assert np.allclose(np.where(mask, np.exp(mmd_step(old, mag, q, mask, eta, alpha)), 0).sum(1), 1.0)
+
+
+def test_action_value_table_matches_per_player_values():
+    tree = PublicTree(LiarsDiceGame(faces=3))
+    states = InfoStates(tree)
+    p = np.random.default_rng(2).random(states.mask.shape) * states.mask
+    p /= p.sum(1, keepdims=True)
+    table = action_value_table(states, p).reshape(tree.N, tree.R, -1)
+    for player in (0, 1):
+        q_edge, q_call, _ = action_values(tree, states.to_tree_policy(p), player)
+        mine = states.to_action_table(q_edge, q_call).reshape(tree.N, tree.R, -1)
+        nodes = tree.player == player
+        assert np.array_equal(table[nodes], mine[nodes])
+
+
+def tabular_mmd_exploitability(optimism: float, updates: int = 200) -> float:
+    tree = PublicTree(LiarsDiceGame(faces=4, wild=True))
+    states = InfoStates(tree)
+    mmd = OptimisticMMD(states, eta=0.5, alpha=0.03, optimism=optimism)
+    log_pi = log_magnet = masked_log_softmax(np.zeros(states.mask.shape), states.mask)
+    for t in range(1, updates + 1):
+        log_pi = mmd.step(log_pi, log_magnet)
+        if t % 100 == 0:
+            log_magnet = log_pi
+    return exploitability(tree, states.to_tree_policy(np.where(states.mask, np.exp(log_pi), 0.0)))
+
+
+def test_optimistic_mmd_converges_where_plain_mmd_cycles():
+    """The trainer's update rule as a table, on wild 4-face Liar's Dice (exact values):
+    the optimistic step gets within 0.002 of equilibrium in 200 updates (measured
+    0.0017), plain behavioural MMD is still above 0.1 (measured 0.16)."""
+    assert tabular_mmd_exploitability(optimism=1.0) < 0.002
+    assert tabular_mmd_exploitability(optimism=0.0) > 0.1
 
 
 def load_script():

@@ -65,11 +65,6 @@ def add_commands(verbs) -> None:
     evaluate.set_defaults(handler=evaluate_liars_dice)
 
 
-def default_cache_dir() -> str:
-    """``$DICE_ENVS_CACHE`` or ``~/.cache/dice_envs``."""
-    return os.environ.get("DICE_ENVS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dice_envs")
-
-
 def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitability: float = 1e-4,
                  algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
                  cache_dir=None, progress=None) -> dict:
@@ -148,7 +143,7 @@ def export_liars_dice(args: argparse.Namespace) -> int:
 
 def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     """A person against the CFR+ equilibrium, in the terminal."""
-    from agents.liars_dice_solver import solve
+    from agents.liars_dice_solver import default_cache_dir, solve
     from dice_envs import liars_dice_v0
 
     env = liars_dice_v0.raw_env(dice_per_player=args.dice, faces=args.faces, wild=args.wild)
@@ -247,7 +242,7 @@ def evaluate_report(model: str, faces=None, wild=None, exploitability: float = 1
     """Exact exploitability of a saved model and its value against the CFR+
     equilibrium (mean over both seats, and per seat)."""
     from agents.learned_liars_dice import LearnedLiarsDicePolicy, equilibrium, exact_scores
-    from agents.liars_dice_solver import PublicTree
+    from agents.liars_dice_solver import PublicTree, default_cache_dir
 
     if not os.path.exists(model):
         raise ValueError(f"model: no such file {model!r}")
