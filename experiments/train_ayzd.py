@@ -35,7 +35,6 @@ Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` (needs the
 
 from __future__ import annotations
 
-import argparse
 import copy
 import dataclasses
 import json
@@ -53,6 +52,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from experiments.training_common import args_from_dataclass, atomic_write_text, log  # noqa: E402
 
 
 @dataclass
@@ -81,20 +82,6 @@ class Args:
     quiet: bool = False
 
 
-def args_from_dataclass(cls, description: str, argv=None):
-    """Parse ``--field-name`` options for every field of the dataclass ``cls``
-    (bools get ``--x/--no-x``) and return an instance (shared by the training scripts)."""
-    parser = argparse.ArgumentParser(description=description)
-    for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default)
-    return cls(**vars(parser.parse_args(argv)))
-
-
 def parse_args(argv=None) -> Args:
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size", "threads"):
@@ -105,18 +92,7 @@ def parse_args(argv=None) -> Args:
     return args
 
 
-def log(args: Args, *parts) -> None:
-    if not args.quiet:
-        print(*parts, file=sys.stderr, flush=True)
-
-
 # -- atomic files ---------------------------------------------------------------------
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def atomic_save_model(model, path: Path) -> None:

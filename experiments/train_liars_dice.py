@@ -84,7 +84,7 @@ from agents.learned_liars_dice import (  # noqa: E402
     exact_scores,
     masked_log_probs,
 )
-from experiments.train_ayzd import args_from_dataclass, atomic_write_text  # noqa: E402
+from experiments.training_common import args_from_dataclass, atomic_write_text, log  # noqa: E402
 
 
 @dataclass
@@ -129,11 +129,6 @@ def parse_args(argv=None) -> Args:
     if not args.run_dir:
         args.run_dir = f"runs/liars_dice_{args.faces}" + ("_wild" if args.wild else "")
     return args
-
-
-def log(args: Args, *parts) -> None:
-    if not args.quiet:
-        print(*parts, file=sys.stderr, flush=True)
 
 
 def plot_curve(history: list, path: Path, title: str, reference: float) -> None:
