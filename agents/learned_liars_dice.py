@@ -19,7 +19,6 @@ torch is imported only when a network is built or run.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 # -- exact action values on the public tree ------------------------------------------------
