@@ -13,6 +13,7 @@ from typing import Optional
 
 import numpy as np
 
+from dice_envs.single_agent import RandomOpponent
 from dice_envs.zombie_dice import ZombieDiceState
 
 from .jeopardy_agents import PolicyAgent
@@ -37,20 +38,6 @@ class TableAgent(PolicyAgent):
         return float(self.table[p - 1, min(i, top), min(j, top), 1 + 3 * min(b, top) + s])
 
 
-class RandomAgent:
-    """Uniformly random among the legal actions (any game, any number of players)."""
-
-    def __init__(self, rng: Optional[np.random.Generator] = None):
-        self.rng = rng if rng is not None else np.random.default_rng()
-
-    def reset(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def __call__(self, state) -> int:
-        legal = state.legal_actions()
-        return int(legal[self.rng.integers(len(legal))])
-
-
 @lru_cache(maxsize=8)
 def solved(goal: int = 13, stop_when_won: bool = True):
     """The AYZD solution for ``goal`` (cached: solving takes about a second)."""
@@ -68,7 +55,7 @@ def make_opponent(spec, game):
     ``reset``); or a vectorised policy ``policy(p, i, j, b, s)``.
     """
     if isinstance(spec, str) and spec == "random":
-        return RandomAgent()
+        return RandomOpponent()
     if hasattr(spec, "act") or hasattr(spec, "reset"):  # an agent over states
         return spec
     if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):

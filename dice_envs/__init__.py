@@ -14,6 +14,7 @@ Gymnasium's registry::
 
     import gymnasium, dice_envs
     env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
+    env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
 
 ``all_environments`` maps each environment name to its module;
 ``single_agent_environments`` maps each Gymnasium id to its entry point.
@@ -40,6 +41,7 @@ all_environments = {
 # Single-agent Gymnasium versions (the other seats played by a chosen opponent).
 single_agent_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
+    "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
 }
 
 

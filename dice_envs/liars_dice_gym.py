@@ -1,0 +1,74 @@
+"""
+# Liar's Dice (single agent)
+
+| Import             | `gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")` (after `import dice_envs`) |
+|--------------------|-----------------------------------------------------------------|
+| Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v0`) |
+| Observation Space  | Box `(n + F + Q * F + 1,)`: the AEC observation of the agent's seat |
+| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
+
+### Description
+
+The Liar's Dice game of :mod:`dice_envs.liars_dice_v0` seen from one seat: the
+other seats are played by a chosen opponent inside :meth:`step` (the generic
+:class:`dice_envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` the
+agent's expected reward is at most the game's value for its seat, and a best
+response reaches its exploitability bound: the gap an agent leaves is exactly
+what ``dice-envs evaluate liars-dice`` measures.
+
+### Rewards
+
++1 if the agent's side of the call wins, -1 if it loses, on the last step.
+
+### Arguments
+
+``` python
+gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium", num_players=2, dice_per_player=1,
+               faces=6, wild=False, max_quantity=None, seat=None, exploitability=1e-4,
+               render_mode=None, illegal_action="terminate")
+```
+
+``opponent``: see :func:`agents.liars_dice_opponents.make_opponent`.  ``seat``:
+the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
+how closely the equilibrium opponent is solved (cached on disk after the first
+solve: about a second for one 6-sided die each).  ``illegal_action``:
+``"terminate"`` (-1 and the episode ends, PettingZoo's convention) or ``"raise"``.
+
+### Version History
+
+* v0: initial release (dice_envs 0.1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .liars_dice_v0 import raw_env
+from .single_agent import SingleAgentEnv
+
+__all__ = ["LiarsDiceEnv"]
+
+
+class LiarsDiceEnv(SingleAgentEnv):
+    """Liar's Dice from one seat against a fixed opponent (see the module docstring)."""
+
+    def __init__(
+        self,
+        opponent="equilibrium",
+        num_players: int = 2,
+        dice_per_player: int = 1,
+        faces: int = 6,
+        wild: bool = False,
+        max_quantity: Optional[int] = None,
+        seat: Optional[int] = None,
+        exploitability: float = 1e-4,
+        render_mode: Optional[str] = None,
+        illegal_action: str = "terminate",
+    ):
+        aec = raw_env(num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
+                      max_quantity=max_quantity)
+        from agents.liars_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
+
+        self.opponent = make_opponent(opponent, aec.game, exploitability)
+        super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action)
