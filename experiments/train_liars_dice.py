@@ -95,7 +95,7 @@ class Args:
     minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
     steps: int = 0  # stop after this many updates in total (0: no limit)
     eval_every: int = 20
-    hidden: str = "128,128"
+    hidden: str = "256,256"
     learning_rate: float = 3e-3
     lr_floor: float = 3e-4  # the fit's learning rate decays (cosine) to this over the budget
     inner_steps: int = 40
@@ -139,7 +139,7 @@ def plot_curve(history: list, path: Path, title: str, reference: float) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot([h["steps"] for h in history], [h["exploitability"] for h in history], "o-", ms=3,
-            label="learned policy (MMD, torch MLP), exact")
+            label="learned policy (optimistic MMD, torch MLP), exact")
     ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
     ax.axhline(0.05, color="tab:gray", ls=":", lw=1, label="target 0.05")
     ax.set_yscale("log")
