@@ -12,10 +12,11 @@
 
 The Liar's Dice game of :mod:`dice_envs.liars_dice_v0` seen from one seat: the
 other seats are played by a chosen opponent inside :meth:`step` (the generic
-:class:`dice_envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` the
-agent's expected reward is at most the game's value for its seat, and a best
-response reaches its exploitability bound: the gap an agent leaves is exactly
-what ``dice-envs evaluate liars-dice`` measures.
+:class:`dice_envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` no
+agent can average more than the game's value for its seat (player 0's is -7/258 with
+one wild 6-sided die each); how far an agent falls short, averaged over both seats,
+is the ``value_vs_equilibrium`` of ``dice-envs evaluate liars-dice``, and its
+exploitability (what a best response to it would win) bounds that shortfall.
 
 ### Rewards
 

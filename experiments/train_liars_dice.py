@@ -305,8 +305,8 @@ def train(args: Args) -> dict:
     run_seconds = time.time() - t0
     result = {
         "game": game.config(),
-        "method": ("MMD (behavioural form, exact optimistic action values, moving magnet), torch MLP "
-                   + args.hidden),
+        "method": (f"fitted MMD (behavioural form, exact optimistic action values, {args.lookahead} exact "
+                   f"steps per fit, moving magnet), torch MLP {args.hidden}"),
         "exploitability": final["exploitability"],
         "value_vs_equilibrium": final["value_vs_equilibrium"],
         "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],
