@@ -34,16 +34,9 @@ def action_values(tree, policy, player: int):
     ``reach[m]`` that normaliser (0 where the opponent never plays to ``m``; the
     values there are then 0).  Entries at the opponent's nodes are meaningless.
     """
-    from agents.liars_dice_solver import _masks, _opponent_terminal_weight
+    from agents.liars_dice_solver import counterfactual_values
 
-    reach, term = _opponent_terminal_weight(tree, policy, player)
-    q_call = tree.call_values(term, player)
-    e_me, n_me = _masks(tree, player)
-    v = q_call * np.where(n_me, policy.call, 1.0)
-    w = np.where(e_me, policy.edge, 1.0)
-    for k in range(tree.B - 1, -1, -1):
-        lo, hi = 1 << k, 1 << (k + 1)
-        v[:lo] += v[lo:hi] * w[lo:hi]
+    reach, q_call, v = counterfactual_values(tree, policy, player)
     # Opponent reach x chance, summed over the opponent's rolls (independent of ours).
     norm = reach.sum(axis=1)
     inv = np.divide(1.0, norm, out=np.zeros_like(norm), where=norm > 1e-300)
@@ -266,15 +259,10 @@ class LearnedLiarsDicePolicy:
 
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
-    """The CFR+ reference (cached on disk by the solver's cache)."""
-    from agents.liars_dice_solver import default_cache_dir, load_cached, solve, store_cached
+    """The CFR+ reference, from (or into) the solver's disk cache."""
+    from agents.liars_dice_solver import default_cache_dir, solve
 
-    cache_dir = cache_dir or default_cache_dir()
-    result = load_cached(game, target, "cfr+", cache_dir)
-    if result is None:
-        result = solve(game, target_exploitability=target)
-        store_cached(result, target, cache_dir)
-    return result
+    return solve(game, target, cache_dir=cache_dir or default_cache_dir())
 
 
 def exact_scores(tree, policy, eq_policy) -> dict:

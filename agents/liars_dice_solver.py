@@ -327,9 +327,14 @@ def best_response_value(tree: PublicTree, policy: TreePolicy, player: int) -> fl
     return float(tree.prior @ v[0])
 
 
-def expected_value(tree: PublicTree, policy: TreePolicy, player: int = 0) -> float:
-    """Expected payoff of ``player`` when both play ``policy``."""
-    _, term = _opponent_terminal_weight(tree, policy, player)
+def counterfactual_values(tree: PublicTree, policy: TreePolicy, player: int):
+    """``player``'s counterfactual values when both play ``policy``.
+
+    Returns ``(reach, q_call, v)``, all ``(N, R)``: ``reach`` is chance x opponent
+    reach of every node (per opponent roll), ``q_call[m, r]`` the counterfactual value
+    of the call at ``m`` and ``v[m, r]`` that of node ``m`` (per own roll ``r``).
+    """
+    reach, term = _opponent_terminal_weight(tree, policy, player)
     q_call = tree.call_values(term, player)
     e_me, n_me = _masks(tree, player)
     v = q_call * np.where(n_me, policy.call, 1.0)
@@ -337,7 +342,12 @@ def expected_value(tree: PublicTree, policy: TreePolicy, player: int = 0) -> flo
     for k in range(tree.B - 1, -1, -1):
         lo, hi = 1 << k, 1 << (k + 1)
         v[:lo] += v[lo:hi] * w[lo:hi]
-    return float(tree.prior @ v[0])
+    return reach, q_call, v
+
+
+def expected_value(tree: PublicTree, policy: TreePolicy, player: int = 0) -> float:
+    """Expected payoff of ``player`` when both play ``policy``."""
+    return float(tree.prior @ counterfactual_values(tree, policy, player)[2][0])
 
 
 @dataclass
