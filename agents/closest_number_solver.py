@@ -60,7 +60,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from dice_envs.closest_number import ClosestNumberGame, ClosestNumberState
-from dice_envs.core import TERMINAL, Game, GameState
+from dice_envs.core import TERMINAL, Game, GameState, sample_action
 
 from .exploitability import best_response
 from .game_tree import GameTree, build_tree
@@ -334,10 +334,7 @@ class ClosestNumberPolicy:
     __call__ = action_probabilities
 
     def sample(self, state: ClosestNumberState, rng: np.random.Generator) -> int:
-        probs = self.action_probabilities(state)
-        actions = list(probs)
-        p = np.array([probs[a] for a in actions])
-        return int(actions[rng.choice(len(actions), p=p / p.sum())])
+        return sample_action(self.action_probabilities(state), rng)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import Optional
 
 import numpy as np
 
+from dice_envs.core import sample_action
 from dice_envs.single_agent import RandomOpponent
 
 
@@ -29,10 +30,7 @@ class PolicyOpponent:
         self.rng = rng
 
     def __call__(self, state) -> int:
-        probs = self.policy.action_probabilities(state)
-        actions = list(probs)
-        p = np.array([probs[a] for a in actions], dtype=float)
-        return int(actions[int(self.rng.choice(len(actions), p=p / p.sum()))])
+        return sample_action(self.policy.action_probabilities(state), self.rng)
 
 
 def make_opponent(spec, game, exploitability: float = 1e-4):

@@ -49,6 +49,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from dice_envs.core import sample_action
 from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState
 
 __all__ = [
@@ -246,10 +247,7 @@ class TreePolicy:
         return self.action_probabilities(state)
 
     def sample(self, state: LiarsDiceState, rng: np.random.Generator) -> int:
-        probs = self.action_probabilities(state)
-        actions = list(probs)
-        p = np.array([probs[a] for a in actions])
-        return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
+        return sample_action(self.action_probabilities(state), rng)
 
     def probabilities_from_observation(self, observation: np.ndarray) -> np.ndarray:
         """Action probabilities (a ``num_actions`` vector) from an environment

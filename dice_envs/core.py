@@ -21,7 +21,7 @@ alike.
 from __future__ import annotations
 
 import abc
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -150,6 +150,14 @@ class Game(abc.ABC):
         if self.action_names and 0 <= action < len(self.action_names):
             return self.action_names[action]
         return str(action)
+
+
+def sample_action(probabilities: Mapping[int, float], rng: np.random.Generator) -> int:
+    """Draw an action from ``{action: probability}`` (what a policy's
+    ``action_probabilities(state)`` answers); the weights are renormalised."""
+    actions = list(probabilities)
+    p = np.array([probabilities[a] for a in actions], dtype=float)
+    return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
 
 
 def play_out(state: GameState, policies, rng: np.random.Generator) -> GameState:
