@@ -53,7 +53,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.training_common import args_from_dataclass, atomic_write_text, log  # noqa: E402
+from experiments.training_common import (  # noqa: E402
+    args_from_dataclass,
+    atomic_write_text,
+    budget_seconds,
+    check_args,
+    log,
+)
 
 
 @dataclass
@@ -84,11 +90,8 @@ class Args:
 
 def parse_args(argv=None) -> Args:
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
-    for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size", "threads"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.minutes <= 0 and args.steps <= 0:
-        raise ValueError("give a positive --minutes or --steps")
+    check_args(args, at_least_one=("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size",
+                                   "threads"))
     return args
 
 
@@ -275,7 +278,7 @@ def train(args: Args) -> dict:
         )
         if pool is not None:
             pool.add(model.policy, args.goal)
-    budget = args.minutes * 60 if args.minutes > 0 else float("inf")
+    budget = budget_seconds(args)
     max_steps = args.steps if args.steps > 0 else None
 
     class Budget(BaseCallback):

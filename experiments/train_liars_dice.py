@@ -84,7 +84,13 @@ from agents.learned_liars_dice import (  # noqa: E402
     exact_scores,
     masked_log_probs,
 )
-from experiments.training_common import args_from_dataclass, atomic_write_text, log  # noqa: E402
+from experiments.training_common import (  # noqa: E402
+    args_from_dataclass,
+    atomic_write_text,
+    budget_seconds,
+    check_args,
+    log,
+)
 
 
 @dataclass
@@ -113,19 +119,10 @@ class Args:
 
 def parse_args(argv=None) -> Args:
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
-    for name in ("eval_every", "inner_steps", "lookahead", "magnet_every", "threads"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    for name in ("eta", "learning_rate"):
-        if getattr(args, name) <= 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    check_args(args, at_least_one=("eval_every", "inner_steps", "lookahead", "magnet_every", "threads"),
+               positive=("eta", "learning_rate"), non_negative=("alpha", "optimism"))
     if not 0 <= args.lr_floor <= args.learning_rate:
         raise ValueError(f"--lr-floor must be between 0 and --learning-rate, got {args.lr_floor}")
-    for name in ("alpha", "optimism"):
-        if getattr(args, name) < 0:
-            raise ValueError(f"--{name} must be >= 0, got {getattr(args, name)}")
-    if args.minutes <= 0 and args.steps <= 0:
-        raise ValueError("give a positive --minutes or --steps")
     if not args.run_dir:
         args.run_dir = f"runs/liars_dice_{args.faces}" + ("_wild" if args.wild else "")
     return args
@@ -255,7 +252,7 @@ def train(args: Args) -> dict:
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     if not history:
         evaluate_now()
-    budget = args.minutes * 60 if args.minutes > 0 else float("inf")
+    budget = budget_seconds(args)
     start = time.time() - elapsed
     start_steps = steps
     t0 = time.time()

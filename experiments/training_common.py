@@ -24,6 +24,26 @@ def args_from_dataclass(cls, description: str, argv=None):
     return cls(**vars(parser.parse_args(argv)))
 
 
+def check_args(args, at_least_one=(), positive=(), non_negative=()) -> None:
+    """Raise ``ValueError`` naming the option for a bad value: the fields in
+    ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0; and a
+    budget (``--minutes`` or ``--steps``) must be given."""
+    rules = [(at_least_one, lambda v: v >= 1, "at least 1"), (positive, lambda v: v > 0, "positive"),
+             (non_negative, lambda v: v >= 0, ">= 0")]
+    for names, ok, wanted in rules:
+        for name in names:
+            value = getattr(args, name)
+            if not ok(value):
+                raise ValueError(f"--{name.replace('_', '-')} must be {wanted}, got {value}")
+    if args.minutes <= 0 and args.steps <= 0:
+        raise ValueError("give a positive --minutes or --steps")
+
+
+def budget_seconds(args) -> float:
+    """The wall-clock budget, ``--minutes`` in seconds (unlimited when not positive)."""
+    return args.minutes * 60 if args.minutes > 0 else float("inf")
+
+
 def log(args, *parts) -> None:
     """Print progress to stderr unless ``args.quiet``."""
     if not args.quiet:
