@@ -18,7 +18,7 @@ The solution is found by backward induction over every sequence of picks
 (``numbers! / (numbers - players)!`` leaves: 720 for three players on ten
 numbers); the scoring is the rules core's :func:`dice_envs.closest_number.score_board`.
 In the full two-player game round 1 is played for a different goal (winning the
-game, :mod:`agents.closest_number_solver`).
+game, :mod:`dice_envs.agents.closest_number_solver`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ one-number round is a draw worth 0), so the game **decomposes by rounds**:
   ``2 * numbers`` games), and round 1 on top of those values.
 * Each round game is built from the rules core itself (:class:`RoundGame`, a
   thin wrapper that ends the game where the round ends) as an explicit tree
-  (:func:`agents.game_tree.build_tree`) and solved by the sequence-form LP
-  (:func:`agents.sequence_form.solve_lp`).  The largest, round 2 on the 10-card
+  (:func:`dice_envs.agents.game_tree.build_tree`) and solved by the sequence-form LP
+  (:func:`dice_envs.agents.sequence_form.solve_lp`).  The largest, round 2 on the 10-card
   board, has 20,160 terminal histories (20 x 18 x 8 x 7 placements, the second
   card's decoy flag being forced).  The whole game's explicit tree, by contrast,
   nests every tiebreak round under every tied round-2 history and is far too big
@@ -39,11 +39,11 @@ round starts gives a (subgame-perfect) equilibrium of the whole game.  Its
 exploitability is computed **exactly in the whole game** by the same
 decomposition: a best responder's information at the start of a round is
 public, so its best-response value in round ``r`` with lead ``d`` is a best
-response in the round game (:func:`agents.exploitability.best_response`) whose
+response in the round game (:func:`dice_envs.agents.exploitability.best_response`) whose
 tied terminals pay the best-response value of the next round (not the
 equilibrium value).  The tests check both the value and this exploitability
 against the explicit whole-game tree on small boards
-(:func:`agents.exploitability.exploitability`, :func:`agents.sequence_form.solve_lp`).
+(:func:`dice_envs.agents.exploitability.exploitability`, :func:`dice_envs.agents.sequence_form.solve_lp`).
 
 Seats here are canonical: seat 0 starts round 1 (``starting_player=0``); by
 symmetry the value for the starting player is the same whoever starts, and the

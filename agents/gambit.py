@@ -17,7 +17,7 @@ Format (Gambit's documentation, "Game representation formats")::
     t "" 2 "Outcome 2" { -1, 1 }               terminal node with outcome 2
 
 Information states are numbered per player in order of first appearance, keyed
-as in :mod:`agents.game_tree` (``state.information_state(player)`` by default).
+as in :mod:`dice_envs.agents.game_tree` (``state.information_state(player)`` by default).
 """
 
 from __future__ import annotations

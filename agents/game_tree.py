@@ -1,8 +1,8 @@
 """The explicit extensive-form tree of a small game, built from its rules core.
 
 Generic over any :class:`dice_envs.core.Game` with chance nodes and hidden
-information: the exact evaluators (:mod:`agents.exploitability`) and the
-sequence-form LP (:mod:`agents.sequence_form`) work on this tree, so they serve
+information: the exact evaluators (:mod:`dice_envs.agents.exploitability`) and the
+sequence-form LP (:mod:`dice_envs.agents.sequence_form`) work on this tree, so they serve
 every imperfect-information game in the project, not only Liar's Dice.
 
 Information states come from ``infoset_key(state, player)``; the default is

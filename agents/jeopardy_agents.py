@@ -1,7 +1,7 @@
 """Agents that play the jeopardy-game environments (Zombie Dice, Pig) from a policy.
 
 The exact solvers speak in positions ``(p, i, j, b, s)`` (seat, own score, opponent's
-score, turn total, shotguns; see :mod:`agents.ayzd` and :mod:`agents.pig`);
+score, turn total, shotguns; see :mod:`dice_envs.agents.zombie_dice_ayzd_solver` and :mod:`dice_envs.agents.pig_solver`);
 :class:`PolicyAgent` turns such a policy into actions for a rules-core state that
 offers ``rolled`` and ``two_player_view()``, so exactly the same decisions are used
 by the exact evaluator and in simulated play.

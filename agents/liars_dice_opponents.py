@@ -2,10 +2,10 @@
 
 :func:`make_opponent` turns an ``opponent=`` argument into a callable over
 rules-core states: ``"random"``, ``"equilibrium"`` (the CFR+ policy of
-:mod:`agents.liars_dice_solver`, two players), a model saved by
+:mod:`dice_envs.agents.liars_dice_solver`, two players), a model saved by
 ``experiments/train_liars_dice.py`` (``.pt``), or any object answering
-``action_probabilities(state)`` (a :class:`~agents.liars_dice_solver.TreePolicy`,
-a :class:`~agents.learned_liars_dice.LearnedLiarsDicePolicy`, ...).
+``action_probabilities(state)`` (a :class:`~dice_envs.agents.liars_dice_solver.TreePolicy`,
+a :class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Optional
 import numpy as np
 
 from dice_envs.core import sample_action
-from dice_envs.single_agent import RandomOpponent
+
+from .random_opponent import RandomOpponent
 
 
 class PolicyOpponent:
@@ -36,7 +37,7 @@ class PolicyOpponent:
 def make_opponent(spec, game, exploitability: float = 1e-4):
     """An opponent for :class:`dice_envs.single_agent.SingleAgentEnv` from ``spec``
     (see the module docstring).  ``exploitability``: how closely ``"equilibrium"``
-    is solved (the solve is cached on disk, see :func:`agents.liars_dice_solver.default_cache_dir`)."""
+    is solved (the solve is cached on disk, see :func:`dice_envs.agents.liars_dice_solver.default_cache_dir`)."""
     if isinstance(spec, str) and spec == "random":
         return RandomOpponent()
     if hasattr(spec, "action_probabilities"):
@@ -44,13 +45,13 @@ def make_opponent(spec, game, exploitability: float = 1e-4):
     if isinstance(spec, str) and spec == "equilibrium":
         if game.num_players != 2:
             raise ValueError(f"opponent 'equilibrium' needs two players, got {game.num_players}; use 'random'")
-        from agents.learned_liars_dice import equilibrium
+        from dice_envs.agents.liars_dice_learned import equilibrium
 
         return PolicyOpponent(equilibrium(game, exploitability).policy)
     if isinstance(spec, (str, os.PathLike)) and str(spec).endswith(".pt"):
         if not os.path.exists(spec):
             raise ValueError(f"opponent: no such model file {str(spec)!r}")
-        from agents.learned_liars_dice import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
 
         policy = LearnedLiarsDicePolicy.load(spec)
         if policy.game != game:

@@ -10,11 +10,11 @@ def plot_convergence(curves: Dict[str, List[tuple]], path: str, title: str) -> s
     """Exploitability (log) against iterations (log), one line per algorithm.
 
     ``curves`` maps a label to ``[(iteration, exploitability, seconds), ...]``
-    (as :func:`agents.liars_dice_solver.convergence_curve` returns).
+    (as :func:`dice_envs.agents.liars_dice_solver.convergence_curve` returns).
     """
-    from agents.plots import _pyplot
+    from .plotting import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
     for label, curve in curves.items():
         its = [c[0] for c in curve]

@@ -25,7 +25,7 @@ and ``B`` small matrix products, never a Python loop over histories or rolls.
 
 Use::
 
-    from agents.liars_dice_solver import solve
+    from dice_envs.agents.liars_dice_solver import solve
     from dice_envs.liars_dice import LiarsDiceGame
 
     result = solve(LiarsDiceGame(faces=6, wild=True), target_exploitability=1e-4)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from .plots import _pyplot, save_figure
+from .plotting import pyplot, save_figure
 
 
 def plot_pig_policy(solution, path: str) -> str:
     """Neller and Presser's picture of optimal Pig: for each score ``(i, j)``, the turn
     total at which the optimal mover holds (left) and the mover's win probability at
     the start of a turn (right).  Written atomically to ``path`` (PNG); returns it."""
-    plt = _pyplot()
+    plt = pyplot()
     goal = solution.goal
     hold = solution.hold_at()[:goal, :goal].astype(float)
     win = solution.start[0, :goal, :goal]

@@ -13,7 +13,7 @@ in), the game value is
 one linear program, solved here with ``scipy.optimize.linprog`` (HiGHS).  Player
 1's equilibrium plan ``y`` is read off the duals of the inequality constraints.
 
-Generic over any game the explicit tree of :mod:`agents.game_tree` can hold;
+Generic over any game the explicit tree of :mod:`dice_envs.agents.game_tree` can hold;
 the LP has one variable per sequence and one nonzero of ``A`` per terminal.
 """
 

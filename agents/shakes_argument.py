@@ -13,7 +13,7 @@ and the term ``T = A`` (everyone tied again) is moved to the left-hand side:
 
 :func:`win_probabilities` evaluates this exactly (Fractions) for one argument;
 :func:`batch_win_probabilities` evaluates it in float64 for many records at
-once, which the dynamic programme in :mod:`agents.shakes_solver` needs.
+once, which the dynamic programme in :mod:`dice_envs.agents.shakes_solver` needs.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ and ``record`` is ``((treated, saved), ...)`` per treatment; it returns the
 probability of giving the next patient to each treatment (Fractions).
 
 * :func:`dice_rule`: the seed's argument (every maester argues; see
-  :mod:`agents.shakes_argument`).
+  :mod:`dice_envs.agents.shakes_argument`).
 * :func:`thompson`: exact Thompson sampling under the game's true prior, where
   the efficacies are a uniformly random arrangement of the known multiset: draw an
   arrangement from the posterior and treat with its most effective treatment,

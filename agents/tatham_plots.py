@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .plots import _pyplot, save_figure
+from .plotting import pyplot, save_figure
 
 
 def plot_fault_sensitivity(path: str, load=Fraction(1, 4), max_load=Fraction(1, 2), steps: int = 10) -> str:
@@ -16,7 +16,7 @@ def plot_fault_sensitivity(path: str, load=Fraction(1, 4), max_load=Fraction(1, 
     ``max_load`` (right), one line per mechanism.  Written atomically to ``path``."""
     from dice_envs import tatham
 
-    plt = _pyplot()
+    plt = pyplot()
     load = Fraction(load)
     fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), constrained_layout=True)
     loads = [Fraction(max_load) * k / steps for k in range(steps + 1)]

@@ -2,8 +2,8 @@
 
 This module holds the rules once; the PettingZoo environment
 (:mod:`dice_envs.closest_number_v0`), the round-1 solver
-(:mod:`agents.closest_number_round1`) and the full-game equilibrium solver
-(:mod:`agents.closest_number_solver`) all use it.
+(:mod:`dice_envs.agents.closest_number_round1`) and the full-game equilibrium solver
+(:mod:`dice_envs.agents.closest_number_solver`) all use it.
 
 Rules (the seed document ``003``, a number-card game by Jorge Zhang; we call it
 Closest Number):

@@ -23,8 +23,8 @@ score.  The most points after round 2 wins; tied leaders play tiebreak rounds
 each time).  The starting player rotates every round.  This is the game of the
 seed document `003` (a number-card game by Jorge Zhang); the rules and the two
 readings of its round-3 rule are in :mod:`dice_envs.closest_number`, the exact
-solutions in :mod:`agents.closest_number_round1` (round 1 alone, any number of
-players) and :mod:`agents.closest_number_solver` (the full two-player game).
+solutions in :mod:`dice_envs.agents.closest_number_round1` (round 1 alone, any number of
+players) and :mod:`dice_envs.agents.closest_number_solver` (the full two-player game).
 
 ### Arguments
 

@@ -2,8 +2,8 @@
 
 This module holds the rules once; the PettingZoo environment
 (:mod:`dice_envs.liars_dice_v0`), the equilibrium solvers
-(:mod:`agents.liars_dice_solver`, :mod:`agents.sequence_form`), exact evaluation
-(:mod:`agents.exploitability`) and the Gambit writer (:mod:`agents.gambit`) all
+(:mod:`dice_envs.agents.liars_dice_solver`, :mod:`dice_envs.agents.sequence_form`), exact evaluation
+(:mod:`dice_envs.agents.exploitability`) and the Gambit writer (:mod:`dice_envs.agents.gambit`) all
 use it.
 
 Rules (the seed document ``002``, "A Roll of the Liar's Dice"):

@@ -30,7 +30,7 @@ gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium", num_players=2, 
                render_mode=None, illegal_action="terminate")
 ```
 
-``opponent``: see :func:`agents.liars_dice_opponents.make_opponent`.  ``seat``:
+``opponent``: see :func:`dice_envs.agents.liars_dice_opponents.make_opponent`.  ``seat``:
 the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
 how closely the equilibrium opponent is solved (cached on disk after the first
 solve: about a second for one 6-sided die each).  ``illegal_action``:
@@ -69,7 +69,7 @@ class LiarsDiceEnv(SingleAgentEnv):
     ):
         aec = raw_env(num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
                       max_quantity=max_quantity)
-        from agents.liars_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
+        from dice_envs.agents.liars_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.opponent = make_opponent(opponent, aec.game, exploitability)
         super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action)

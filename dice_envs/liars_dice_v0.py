@@ -22,7 +22,7 @@ the last bid.  On a call the dice are shown: a true bid wins for the bidder, a
 false one for the caller.  This is the game of the seed document "A Roll of the
 Liar's Dice" (one die each by default); `wild=True` makes the highest face wild,
 which is OpenSpiel's `liars_dice`.  The rules live in :mod:`dice_envs.liars_dice`;
-the equilibrium (CFR+, exploitability) in :mod:`agents.liars_dice_solver`.
+the equilibrium (CFR+, exploitability) in :mod:`dice_envs.agents.liars_dice_solver`.
 
 ### Arguments
 

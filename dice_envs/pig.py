@@ -1,7 +1,7 @@
 """Pig rules core: the classic two-player jeopardy dice game.
 
 This module holds the rules once; the PettingZoo environment
-(:mod:`dice_envs.pig_v0`), the exact solver (:mod:`agents.pig`) and the tests all
+(:mod:`dice_envs.pig_v0`), the exact solver (:mod:`dice_envs.agents.pig_solver`) and the tests all
 use it.
 
 Rules (as solved by Neller and Presser, "Optimal Play of the Dice Game Pig",

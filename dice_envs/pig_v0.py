@@ -18,7 +18,7 @@ and pass the turn) or roll a 1 (lose the turn total).  The first player to reach
 100 wins.  Neller and Presser ("Optimal Play of the Dice Game Pig", 2004) solved
 it exactly: the optimal first player wins with probability 0.5306.  The rules
 live in :mod:`dice_envs.pig`, the optimal policy and exact evaluation of any
-policy in :mod:`agents.pig`.
+policy in :mod:`dice_envs.agents.pig_solver`.
 
 As in that model, the game ends the moment the mover's score plus turn total
 reaches the goal (holding then wins, so no decision is left).

@@ -1,8 +1,8 @@
 """The Shakes (Allen Downey, 2020) rules core: a Bayesian dice game for 2 to 6 players.
 
 This module holds the rules once; the PettingZoo environment
-(:mod:`dice_envs.shakes_v0`), the exact solvers (:mod:`agents.shakes_solver`,
-:mod:`agents.shakes_argument`) and the tests all use it.
+(:mod:`dice_envs.shakes_v0`), the exact solvers (:mod:`dice_envs.agents.shakes_solver`,
+:mod:`dice_envs.agents.shakes_argument`) and the tests all use it.
 
 Rules (the seed document, ``shared/seeds/000_95f799ab02f22ac4.txt``):
 
@@ -61,7 +61,7 @@ reading as an option where it is cheap):
   speaks of maximising the patients saved, which is ``objective="saved"``.
 * **Which Thompson sampling.**  The argument is Thompson sampling under a uniform
   prior on each efficacy; the game's true prior is a shuffle of a known multiset.
-  "Thompson" in :mod:`agents.shakes_policies` is exact Thompson sampling under the
+  "Thompson" in :mod:`dice_envs.agents.shakes_policies` is exact Thompson sampling under the
   true prior, and the dice rule is measured against it.
 * **The dice rule as a court policy** gives each treatment the probability that
   its maester wins the argument when everyone argues (the seed's play).

@@ -18,7 +18,7 @@ multiset such as 4, 2, 1, 1 sixths), and for each of 12 or 18 patients the
 maesters argue with dice over who treats; the team wins if enough patients
 survive.  The argument (roll treated + 1 dice, drop one per saved patient from
 the lowest, keep the lowest) is a dice form of Thompson sampling.  The rules live
-in :mod:`dice_envs.shakes`; exact solvers in :mod:`agents.shakes_solver`.
+in :mod:`dice_envs.shakes`; exact solvers in :mod:`dice_envs.agents.shakes_solver`.
 
 Two modes:
 
@@ -38,12 +38,12 @@ highest efficacy knows it, so the joint policy "argue if and only if your card
 is the highest" gives every patient the best treatment: that is the
 full-information optimum, an upper bound on any policy, so it is optimal (team
 win probability `P(Binomial(patients, e_max / 6) >= threshold)`, e.g. 0.806 with
-2 players and 0.996 with 4 to 6; `agents.shakes_policies.argue_if_best`).  The seed's
+2 players and 0.996 with 4 to 6; `dice_envs.agents.shakes_policies.argue_if_best`).  The seed's
 play (everyone always argues) is the dice rule, and is worth much less (see the
 README's table).  In the competitive variant all cards show 3, so cards carry no
 information; the seed's play is for everyone to argue, and with 2 and 3 players
 that is an equilibrium: against everyone else arguing, yielding is never strictly
-better in any state (`agents.shakes_solver.competitive_best_response`, exact).
+better in any state (`dice_envs.agents.shakes_solver.competitive_best_response`, exact).
 With everyone arguing, the game is a draw (nobody saves 3 before the patients run
 out) with probability 0.066, 0.129, 0.028, 0.048, 0.072 for 2 to 6 players.
 

@@ -206,21 +206,6 @@ class SingleAgentEnv(gymnasium.Env):
         return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
 
 
-class RandomOpponent:
-    """Uniformly random among the legal actions (any game, any number of players);
-    seeded by :class:`SingleAgentEnv` through :meth:`reset`."""
-
-    def __init__(self, rng: Optional[np.random.Generator] = None):
-        self.rng = rng if rng is not None else np.random.default_rng()
-
-    def reset(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def __call__(self, state: GameState) -> int:
-        legal = state.legal_actions()
-        return int(legal[self.rng.integers(len(legal))])
-
-
 class SB3ActionMaskWrapper(gymnasium.Env):
     """PettingZoo's SB3 action-mask pattern: an AEC env as a Gymnasium env for one shared network.
 

@@ -1,7 +1,7 @@
 """Zombie Dice rules core (Steve Jackson Games, 2010), full game and All Yellow.
 
 This module holds the rules once; the PettingZoo environment
-(:mod:`dice_envs.zombie_dice_v0`), the All Yellow solver (:mod:`agents.ayzd`) and
+(:mod:`dice_envs.zombie_dice_v0`), the All Yellow solver (:mod:`dice_envs.agents.zombie_dice_ayzd_solver`) and
 the tests all use it.
 
 Rules (official, as in ``shared/seeds``):
@@ -382,3 +382,48 @@ class ZombieDiceState(GameState):
             f"feet={self.feet}, cup={self.cup}, rolled={self.rolled}, pending_roll={self.pending_roll}, "
             f"winner={self.winner})"
         )
+
+
+# -- the compact two-player encoding ---------------------------------------------------
+# A function of the AYZD solver's position (p, i, j, b, s) alone, so that a policy
+# learned on it can be queried in every state of the solver's grid (the single-agent
+# env's observation="compact", the learned-model adapter and the batched env use it).
+
+COMPACT_SIZE = 12
+
+
+def compact_observation(p, i, j, b, s, goal: int = 13, rolled=1) -> np.ndarray:
+    """The compact observation of positions ``(p, i, j, b, s)`` (numpy arrays, broadcast).
+
+    Returns float32 of shape ``broadcast_shape + (12,)``; the features are listed in
+    :mod:`dice_envs.zombie_dice_gym` (``dice_envs/ZombieDice-v0``).
+    """
+    p, i, j, b, s, rolled = np.broadcast_arrays(*(np.asarray(x) for x in (p, i, j, b, s, rolled)))
+    i_after = i + b
+    g = float(goal)
+    features = (
+        p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
+        np.maximum(i, j) >= goal, i_after >= goal, i_after > j, rolled != 0,
+    )
+    return np.stack([np.asarray(f, dtype=np.float32) for f in features], axis=-1)
+
+
+def compact_bounds():
+    """``(low, high)`` of the compact observation's Box."""
+    low = np.zeros(COMPACT_SIZE, np.float32)
+    high = np.ones(COMPACT_SIZE, np.float32)
+    high[[1, 2, 3, 6, 7]] = np.inf
+    low[7] = -np.inf
+    return low, high
+
+
+def compact_from_state(state: "ZombieDiceState", seat: int) -> np.ndarray:
+    """:func:`compact_observation` of one state (a scalar fast path; the tests check they agree)."""
+    p, i, j, b, s = state.two_player_view()
+    g = float(state.game.goal)
+    i_after = i + b
+    return np.array(
+        (p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
+         max(i, j) >= g, i_after >= g, i_after > j, bool(state.rolled)),
+        dtype=np.float32,
+    )

@@ -14,7 +14,7 @@ The Zombie Dice game of :mod:`dice_envs.zombie_dice_v0` seen from one seat: the
 other seats are played by a chosen opponent inside :meth:`step` (the generic
 :class:`dice_envs.single_agent.SingleAgentEnv`).  With the default
 ``variant="all_yellow"`` and two players, ``"optimal"`` is the exactly optimal
-policy of :mod:`agents.ayzd`; in the official variant it is the All Yellow optimal
+policy of :mod:`dice_envs.agents.zombie_dice_ayzd_solver`; in the official variant it is the All Yellow optimal
 policy (a strong player, not an optimal one).
 
 ### Observation Space
@@ -23,9 +23,9 @@ policy (a strong player, not an optimal one).
 (see :mod:`dice_envs.zombie_dice_v0`).
 
 ``observation="compact"`` (two-player All Yellow only): a function of the solver's
-position ``(p, i, j, b, s)`` alone (:func:`compact_observation`), so a policy
+position ``(p, i, j, b, s)`` alone (:func:`dice_envs.zombie_dice.compact_observation`), so a policy
 learned on it can be queried in every state of the solver's grid and evaluated
-exactly (:mod:`agents.learned`).  With all-yellow dice the cup and footprint
+exactly (:mod:`dice_envs.agents.zombie_dice_learned`).  With all-yellow dice the cup and footprint
 counts do not change the odds, so nothing the game depends on is lost.
 
 | index | feature |
@@ -80,48 +80,12 @@ import numpy as np
 from gymnasium import spaces
 
 from .single_agent import SingleAgentEnv
-from .zombie_dice import ZombieDiceState
+from .zombie_dice import compact_bounds, compact_from_state
 from .zombie_dice_v0 import raw_env
 
-__all__ = ["ZombieDiceEnv", "compact_observation", "COMPACT_SIZE", "OBSERVATIONS"]
+__all__ = ["ZombieDiceEnv", "OBSERVATIONS"]
 
-COMPACT_SIZE = 12
 OBSERVATIONS = ("full", "compact")
-
-
-def compact_observation(p, i, j, b, s, goal: int = 13, rolled=1) -> np.ndarray:
-    """The compact observation of positions ``(p, i, j, b, s)`` (numpy arrays, broadcast).
-
-    Returns float32 of shape ``broadcast_shape + (12,)``; see the module docstring.
-    """
-    p, i, j, b, s, rolled = np.broadcast_arrays(*(np.asarray(x) for x in (p, i, j, b, s, rolled)))
-    i_after = i + b
-    g = float(goal)
-    features = (
-        p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
-        np.maximum(i, j) >= goal, i_after >= goal, i_after > j, rolled != 0,
-    )
-    return np.stack([np.asarray(f, dtype=np.float32) for f in features], axis=-1)
-
-
-def compact_bounds():
-    low = np.zeros(COMPACT_SIZE, np.float32)
-    high = np.ones(COMPACT_SIZE, np.float32)
-    high[[1, 2, 3, 6, 7]] = np.inf
-    low[7] = -np.inf
-    return low, high
-
-
-def _compact_from_state(state: ZombieDiceState, seat: int) -> np.ndarray:
-    """:func:`compact_observation` of one state (a scalar fast path; the tests check they agree)."""
-    p, i, j, b, s = state.two_player_view()
-    g = float(state.game.goal)
-    i_after = i + b
-    return np.array(
-        (p == 2, i / g, j / g, b / g, s == 1, s == 2, i_after / g, (i_after - j) / g,
-         max(i, j) >= g, i_after >= g, i_after > j, bool(state.rolled)),
-        dtype=np.float32,
-    )
 
 
 class ZombieDiceEnv(SingleAgentEnv):
@@ -153,8 +117,8 @@ class ZombieDiceEnv(SingleAgentEnv):
                     f"(got variant={variant!r}, num_players={num_players})"
                 )
             low, high = compact_bounds()
-            fn, space = _compact_from_state, spaces.Box(low, high, dtype=np.float32)
-        from agents.zombie_opponents import make_opponent  # agents depends on dice_envs, not the reverse
+            fn, space = compact_from_state, spaces.Box(low, high, dtype=np.float32)
+        from dice_envs.agents.zombie_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.observation_kind = observation
         self.opponent = make_opponent(opponent, aec.game)

@@ -20,7 +20,7 @@ after the round wins, and tied leaders play tiebreaker rounds among themselves.
 The rules live in :mod:`dice_envs.zombie_dice`.
 
 `variant="all_yellow"` plays with 13 yellow dice, the game solved exactly by
-Neller et al.; its optimal policy is in :mod:`agents.ayzd`.
+Neller et al.; its optimal policy is in :mod:`dice_envs.agents.zombie_dice_ayzd_solver`.
 
 ### Arguments
 

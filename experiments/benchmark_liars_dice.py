@@ -56,7 +56,7 @@ print(json.dumps({"iterations": done, "exploitability": expl, "iteration_seconds
 LARGEST_SCRIPT = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
-from agents.liars_dice_solver import solve
+from dice_envs.agents.liars_dice_solver import solve
 from dice_envs.liars_dice import LiarsDiceGame
 dice, faces, wild, target = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", float(sys.argv[5])
 game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
@@ -68,7 +68,7 @@ print(json.dumps(out))
 
 
 def ours(target: float, repeats: int) -> dict:
-    from agents.liars_dice_solver import CFRSolver, solve
+    from dice_envs.agents.liars_dice_solver import CFRSolver, solve
     from dice_envs.liars_dice import LiarsDiceGame
 
     game = LiarsDiceGame(faces=6, wild=True)

@@ -45,10 +45,10 @@ def main(argv=None) -> int:
     parser.add_argument("--gambit-python", default=os.path.join(ROOT, ".venv-bench", "bin", "python"))
     args = parser.parse_args(argv)
 
-    from agents.exploitability import certify_value
-    from agents.game_tree import build_tree
-    from agents.gambit import write_efg
-    from agents.sequence_form import solve_lp
+    from dice_envs.agents.exploitability import certify_value
+    from dice_envs.agents.game_tree import build_tree
+    from dice_envs.agents.gambit import write_efg
+    from dice_envs.agents.sequence_form import solve_lp
     from dice_envs.liars_dice import LiarsDiceGame
 
     if not os.path.exists(args.gambit_python):

@@ -23,7 +23,7 @@ def write_json(path: str, obj) -> None:
 
 
 def zombie_dice(out: str) -> dict:
-    from agents.plots import plot_ayzd_policy
+    from dice_envs.agents.zombie_dice_plots import plot_ayzd_policy
     from dice_envs.cli.zombie_dice import ayzd_report, print_ayzd_table
 
     report = ayzd_report()
@@ -36,7 +36,7 @@ def zombie_dice(out: str) -> dict:
 
 
 def shakes(out: str) -> dict:
-    from agents.shakes_solver import competitive_best_response, competitive_outcome
+    from dice_envs.agents.shakes_solver import competitive_best_response, competitive_outcome
     from dice_envs.cli.shakes import print_shakes_table, shakes_report
 
     reports = [shakes_report(players) for players in range(2, 7)]
@@ -56,7 +56,7 @@ def shakes(out: str) -> dict:
 
 
 def pig(out: str) -> dict:
-    from agents.pig_plots import plot_pig_policy
+    from dice_envs.agents.pig_plots import plot_pig_policy
     from dice_envs.cli.pig import pig_report, print_pig_table
 
     report = pig_report()
@@ -69,7 +69,7 @@ def pig(out: str) -> dict:
 
 
 def tatham(out: str) -> dict:
-    from agents.tatham_plots import plot_fault_sensitivity
+    from dice_envs.agents.tatham_plots import plot_fault_sensitivity
     from dice_envs.cli.tatham import print_tatham_tables
     from dice_envs.tatham import report as tatham_report
 
@@ -84,8 +84,8 @@ def tatham(out: str) -> dict:
 
 
 def liars_dice(out: str) -> dict:
-    from agents.liars_dice_plots import plot_convergence
-    from agents.liars_dice_solver import convergence_curve
+    from dice_envs.agents.liars_dice_plots import plot_convergence
+    from dice_envs.agents.liars_dice_solver import convergence_curve
     from dice_envs.cli.liars_dice import print_values_table, values_report
     from dice_envs.liars_dice import LiarsDiceGame
 

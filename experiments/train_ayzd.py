@@ -13,7 +13,7 @@ every game, against
 Every ``--eval-every`` steps, and at the end, the learned policy's greedy decision
 is taken in every state of the solver's grid (one batch through the network) and
 evaluated exactly against the optimal policy from both seats: the "Difference"
-of the paper's table (:func:`agents.learned.exact_score`).
+of the paper's table (:func:`dice_envs.agents.zombie_dice_learned.exact_score`).
 
 Outputs, in ``--run-dir`` (default ``runs/ayzd``):
 
@@ -148,7 +148,7 @@ class Pool:
 
 
 def pool_opponent_class():
-    from agents.zombie_opponents import TableAgent
+    from dice_envs.agents.zombie_dice_opponents import TableAgent
 
     class PoolOpponent(TableAgent):
         """At every game: the latest pool policy half of the time, else one drawn uniformly."""
@@ -171,16 +171,16 @@ def pool_opponent_class():
 
 def probability_table(policy_net, goal: int) -> np.ndarray:
     """The network's roll probability in every state of the solver's grid (one batched pass)."""
-    from agents import ayzd
-    from agents.learned import ModelPolicy
-    from agents.zombie_opponents import solved
+    from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+    from dice_envs.agents.zombie_dice_learned import ModelPolicy
+    from dice_envs.agents.zombie_dice_opponents import solved
 
     return ayzd.policy_table(ModelPolicy(policy_net, goal, greedy=False), solved(goal).score_cap)
 
 
 def exact_evaluation(table: np.ndarray, goal: int) -> dict:
     """Exact score of the greedy policy of a probability table (as ``ModelPolicy(greedy=True)``)."""
-    from agents.learned import exact_score, greedy_table, table_policy
+    from dice_envs.agents.zombie_dice_learned import exact_score, greedy_table, table_policy
 
     return exact_score(table_policy(greedy_table(table), "learned"), goal)
 
@@ -191,7 +191,7 @@ def plot_curve(history: list, path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from agents.zombie_policies import PUBLISHED_DIFFERENCES
+    from dice_envs.agents.zombie_dice_policies import PUBLISHED_DIFFERENCES
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     steps = [h["steps"] for h in history]

@@ -8,7 +8,7 @@ Every update
 1. runs the network once over every information state (public bid set x own roll;
    ``2 ** B x R`` states, one batch) to get its policy ``pi``;
 2. from ``pi``, takes ``--lookahead`` exact MMD steps on a table of all information
-   states (:class:`agents.learned_liars_dice.OptimisticMMD`).  Each step computes,
+   states (:class:`dice_envs.agents.liars_dice_learned.OptimisticMMD`).  Each step computes,
    exactly on the public tree, every information state's action values ``q_t(a)`` for
    the acting player against the current table (counterfactual values divided by the
    opponent's and chance's reach: expected payoffs in ``[-1, 1]``, the full-width
@@ -40,7 +40,7 @@ starting point of the next update, so its errors feed back into the dynamics.  A
 "step" in the outputs is one update (one fit; ``info_states_per_step`` network rows).
 
 Every ``--eval-every`` updates, and at the end, the network's policy is tabulated over
-all information states (one batch) into a :class:`agents.liars_dice_solver.TreePolicy`
+all information states (one batch) into a :class:`dice_envs.agents.liars_dice_solver.TreePolicy`
 and evaluated exactly: exploitability (NashConv / 2) and the value of the learned
 policy against the CFR+ equilibrium from both seats.
 
@@ -75,7 +75,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.learned_liars_dice import (  # noqa: E402
+from dice_envs.agents.liars_dice_learned import (  # noqa: E402
     InfoStates,
     LearnedLiarsDicePolicy,
     OptimisticMMD,
@@ -170,7 +170,7 @@ def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
 def train(args: Args) -> dict:
     import torch
 
-    from agents.liars_dice_solver import PublicTree
+    from dice_envs.agents.liars_dice_solver import PublicTree
     from dice_envs.liars_dice import LiarsDiceGame
 
     torch.set_num_threads(args.threads)
@@ -179,7 +179,7 @@ def train(args: Args) -> dict:
     tree = PublicTree(game)
     states = InfoStates(tree)
     eq = equilibrium(game, args.cfr_target)
-    from agents.liars_dice_solver import exploitability as exact_exploitability
+    from dice_envs.agents.liars_dice_solver import exploitability as exact_exploitability
 
     cfr_expl = exact_exploitability(tree, eq.policy)
 

@@ -115,7 +115,7 @@ def test_bid_truth_and_wild_face(rolls, bid, wild, true):
 
 def test_seed_tree_sizes():
     """The seed's node counts: 125 / 9,208 / 2,097,137 for 2/3/4-sided dice, quantities up to the faces."""
-    from agents.game_tree import build_tree
+    from dice_envs.agents.game_tree import build_tree
 
     for faces, size in SEED_TREE_SIZES.items():
         assert tree_size(seed_game(faces)) == size

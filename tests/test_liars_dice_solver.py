@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import exploitability as generic
-from agents.game_tree import build_tree
-from agents.gambit import efg_text, write_efg
-from agents.liars_dice_solver import (
+from dice_envs.agents import exploitability as generic
+from dice_envs.agents.game_tree import build_tree
+from dice_envs.agents.gambit import efg_text, write_efg
+from dice_envs.agents.liars_dice_solver import (
     CFRSolver,
     PublicTree,
     TreePolicy,
@@ -25,7 +25,7 @@ from agents.liars_dice_solver import (
     solve,
     tabulate,
 )
-from agents.sequence_form import solve_lp
+from dice_envs.agents.sequence_form import solve_lp
 from dice_envs import liars_dice_v0
 from dice_envs.liars_dice import LiarsDiceGame, seed_game
 
@@ -126,7 +126,7 @@ def _random_policy(tree: PublicTree, seed: int) -> TreePolicy:
     edge = rng.random((tree.N, tree.R)) * ~sparse
     call = rng.random((tree.N, tree.R))
     call[0] = 0
-    from agents.liars_dice_solver import _normalise
+    from dice_envs.agents.liars_dice_solver import _normalise
 
     return TreePolicy(tree, *_normalise(tree, edge, call))
 

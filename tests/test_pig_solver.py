@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from agents import pig
-from agents.head_to_head import HeadToHead
-from agents.jeopardy_agents import PolicyAgent
+from dice_envs.agents import pig_solver as pig
+from dice_envs.agents.head_to_head import HeadToHead
+from dice_envs.agents.jeopardy_agents import PolicyAgent
 from dice_envs import pig_v0
 from dice_envs.dice import Die, d
 
@@ -47,7 +47,7 @@ def test_hold_at_20_difference_to_optimal(classic):
 
 
 def value_iteration(goal, die):
-    """Neller and Presser's value iteration, written independently of agents.jeopardy:
+    """Neller and Presser's value iteration, written independently of dice_envs.agents.jeopardy_solver:
     ``P[i, j, k] = max(roll, hold)`` (``i + k >= goal`` wins) until nothing changes.
 
     Returns ``(P, roll, hold)``, each ``(goal, goal, goal)`` over live ``i, j, k``."""

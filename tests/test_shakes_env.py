@@ -8,7 +8,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import dice_envs
-from agents.shakes_solver import competitive_outcome, solve
+from dice_envs.agents.shakes_solver import competitive_outcome, solve
 from dice_envs import shakes_v0
 from dice_envs.core import IllegalActionError
 from dice_envs.shakes import ARGUE, YIELD

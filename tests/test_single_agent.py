@@ -7,14 +7,14 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dice_envs
-from agents import ayzd
-from agents.jeopardy_agents import PolicyAgent
-from agents.zombie_opponents import TableAgent, solved
-from agents.zombie_policies import HUMAN_POLICIES
+from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+from dice_envs.agents.jeopardy_agents import PolicyAgent
+from dice_envs.agents.zombie_dice_opponents import TableAgent, solved
+from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
 from dice_envs.core import IllegalActionError
 from dice_envs.single_agent import SingleAgentEnv
-from dice_envs.zombie_dice import HOLD, ROLL
-from dice_envs.zombie_dice_gym import COMPACT_SIZE, ZombieDiceEnv, compact_observation
+from dice_envs.zombie_dice import COMPACT_SIZE, HOLD, ROLL, compact_observation
+from dice_envs.zombie_dice_gym import ZombieDiceEnv
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
 

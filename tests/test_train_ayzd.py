@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.zombie_policies import PUBLISHED_DIFFERENCES  # noqa: E402
+from dice_envs.agents.zombie_dice_policies import PUBLISHED_DIFFERENCES  # noqa: E402
 from dice_envs.cli import main as cli_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

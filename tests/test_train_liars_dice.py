@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.learned_liars_dice import (  # noqa: E402
+from dice_envs.agents.liars_dice_learned import (  # noqa: E402
     InfoStates,
     LearnedLiarsDicePolicy,
     OptimisticMMD,
@@ -22,7 +22,7 @@ from agents.learned_liars_dice import (  # noqa: E402
     masked_log_softmax,
     mmd_step,
 )
-from agents.liars_dice_solver import (  # noqa: E402
+from dice_envs.agents.liars_dice_solver import (  # noqa: E402
     PublicTree,
     evaluate,
     expected_value,

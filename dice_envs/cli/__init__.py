@@ -32,7 +32,10 @@ GAME_COMMANDS = [
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from dice_envs import __version__
+
     parser = argparse.ArgumentParser(prog="dice-envs", description="Exactly solved dice games for RL.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
     games = {}
     for verb, help_text in VERBS.items():

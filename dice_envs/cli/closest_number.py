@@ -40,13 +40,13 @@ def add_commands(verbs) -> None:
 
 def solve_report(players: int = 2, numbers: int = 10, round3: str = "two_cards", tie_break: str = "lowest") -> dict:
     """Round 1's subgame-perfect picks and, for two players, the full-game equilibrium."""
-    from agents.closest_number_round1 import solve_round1
+    from dice_envs.agents.closest_number_round1 import solve_round1
 
     t0 = time.perf_counter()
     report = {"game": "closest_number", "players": players, "numbers": numbers, "round3": round3,
               "round1": solve_round1(players, numbers, tie_break).as_dict()}
     if players == 2:
-        from agents.closest_number_solver import solve
+        from dice_envs.agents.closest_number_solver import solve
 
         report["full_game"] = solve(numbers, round3).as_dict()
     report["seconds"] = time.perf_counter() - t0
@@ -102,7 +102,7 @@ def _ask_placement(state) -> int:
 
 def play_closest_number(args: argparse.Namespace) -> int:
     """A person against the equilibrium strategy, in the terminal."""
-    from agents.closest_number_solver import ClosestNumberSolver
+    from dice_envs.agents.closest_number_solver import ClosestNumberSolver
     from dice_envs import closest_number_v0
 
     env = closest_number_v0.raw_env(numbers=args.numbers, round3=args.round3,
@@ -154,8 +154,8 @@ def closest_number_report(boards=range(4, 11), players=range(2, 6), numbers: int
     """The main job's table: the full two-player game's value and exploitability on
     every board size in ``boards`` (both round-3 readings), and round 1 alone on
     ``numbers`` for each player count (lowest-number tie-breaking)."""
-    from agents.closest_number_round1 import solve_round1
-    from agents.closest_number_solver import solve
+    from dice_envs.agents.closest_number_round1 import solve_round1
+    from dice_envs.agents.closest_number_solver import solve
 
     full = []
     for n in boards:

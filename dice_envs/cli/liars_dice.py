@@ -69,7 +69,7 @@ def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitabili
                  algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
                  cache_dir=None, progress=None) -> dict:
     """Solve one game and return the figures the CLI prints."""
-    from agents.liars_dice_solver import solve
+    from dice_envs.agents.liars_dice_solver import solve
     from dice_envs.liars_dice import LiarsDiceGame
 
     game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
@@ -79,10 +79,10 @@ def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitabili
     report["target_exploitability"] = exploitability
     report["converged"] = result.exploitability <= exploitability
     if lp:
-        from agents.game_tree import build_tree
-        from agents.sequence_form import solve_lp
+        from dice_envs.agents.game_tree import build_tree
+        from dice_envs.agents.sequence_form import solve_lp
 
-        from agents.exploitability import certify_value
+        from dice_envs.agents.exploitability import certify_value
 
         tree = build_tree(game)
         lp_result = solve_lp(tree)
@@ -121,7 +121,7 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
 
 
 def export_liars_dice(args: argparse.Namespace) -> int:
-    from agents.gambit import write_efg
+    from dice_envs.agents.gambit import write_efg
     from dice_envs.liars_dice import LiarsDiceGame, tree_size
 
     max_quantity = args.faces if args.seed_bids else args.max_quantity
@@ -143,7 +143,7 @@ def export_liars_dice(args: argparse.Namespace) -> int:
 
 def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     """A person against the CFR+ equilibrium, in the terminal."""
-    from agents.liars_dice_solver import default_cache_dir, solve
+    from dice_envs.agents.liars_dice_solver import default_cache_dir, solve
     from dice_envs import liars_dice_v0
 
     env = liars_dice_v0.raw_env(dice_per_player=args.dice, faces=args.faces, wild=args.wild)
@@ -203,7 +203,7 @@ OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die e
 def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
     """Game values for one die each, with and without the wild face: CFR+ to
     ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
-    rounded profile then proves the exact value (:func:`agents.exploitability.certify_value`)."""
+    rounded profile then proves the exact value (:func:`dice_envs.agents.exploitability.certify_value`)."""
     rows = []
     for wild in (False, True):
         for f in faces:
@@ -241,8 +241,8 @@ def print_values_table(report: dict) -> None:
 def evaluate_report(model: str, faces=None, wild=None, exploitability: float = 1e-4, cache_dir=None) -> dict:
     """Exact exploitability of a saved model and its value against the CFR+
     equilibrium (mean over both seats, and per seat)."""
-    from agents.learned_liars_dice import LearnedLiarsDicePolicy, equilibrium, exact_scores
-    from agents.liars_dice_solver import PublicTree, default_cache_dir
+    from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, equilibrium, exact_scores
+    from dice_envs.agents.liars_dice_solver import PublicTree, default_cache_dir
 
     if not os.path.exists(model):
         raise ValueError(f"model: no such file {model!r}")

@@ -63,7 +63,7 @@ def die_summary(die) -> dict:
 
 def pig_report(goal: int = 100, die=None, hold_at: int = 20) -> dict:
     """Solve Pig and score the hold-at policy exactly (self-play and against optimal)."""
-    from agents import pig
+    from dice_envs.agents import pig_solver as pig
 
     policy = pig.hold_at(hold_at)  # checks the argument before the solve
     solution = pig.solve(goal, die)
@@ -94,7 +94,7 @@ def solve_pig(args: argparse.Namespace) -> int:
     report = pig_report(args.goal, die_from_args(args), args.hold_at)
     solution = report.pop("_solution")
     if args.plot:
-        from agents.pig_plots import plot_pig_policy
+        from dice_envs.agents.pig_plots import plot_pig_policy
 
         report["plot"] = plot_pig_policy(solution, args.plot)
     if args.json:
@@ -132,8 +132,8 @@ def print_pig_table(report: dict) -> None:
 
 def play_pig(args: argparse.Namespace) -> int:
     """A person against the optimal Pig policy, in the terminal."""
-    from agents import pig
-    from agents.jeopardy_agents import PolicyAgent
+    from dice_envs.agents import pig_solver as pig
+    from dice_envs.agents.jeopardy_agents import PolicyAgent
     from dice_envs import pig_v0
     from dice_envs.pig import HOLD, ROLL
 

@@ -29,7 +29,7 @@ def add_commands(verbs) -> None:
 
 def shakes_report(players: int, objective: str = "win") -> dict:
     """Solve one player count; the dict the CLI prints with ``--json``."""
-    from agents.shakes_solver import solve
+    from dice_envs.agents.shakes_solver import solve
 
     return solve(players, objective).as_dict()
 

@@ -25,7 +25,7 @@ def dice_tatham(args: argparse.Namespace) -> int:
 
     report = tatham.report(args.load)
     if args.plot:
-        from agents.tatham_plots import plot_fault_sensitivity
+        from dice_envs.agents.tatham_plots import plot_fault_sensitivity
 
         report["plot"] = plot_fault_sensitivity(args.plot, load=_fraction(report["load"]))
     if args.json:

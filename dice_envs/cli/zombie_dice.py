@@ -45,8 +45,8 @@ def add_commands(verbs) -> None:
 
 def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> dict:
     """Solve AYZD and score the four human-playable policies exactly (the paper's table)."""
-    from agents import ayzd
-    from agents.zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
+    from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
 
     solution = ayzd.solve(goal, score_cap, stop_when_won=stop_when_won)
     optimal = solution.as_policy()
@@ -72,7 +72,7 @@ def solve_ayzd(args: argparse.Namespace) -> int:
     report = ayzd_report(args.goal, args.score_cap, not args.official_ending)
     solution = report.pop("_solution")
     if args.plot:
-        from agents.plots import plot_ayzd_policy
+        from dice_envs.agents.zombie_dice_plots import plot_ayzd_policy
 
         plot_ayzd_policy(solution, args.plot)
         report["plot"] = args.plot
@@ -106,8 +106,8 @@ def print_ayzd_table(report: dict) -> None:
 
 def play_zombie_dice(args: argparse.Namespace) -> int:
     """A person against the AYZD-optimal policy, in the terminal."""
-    from agents import ayzd
-    from agents.jeopardy_agents import PolicyAgent
+    from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+    from dice_envs.agents.jeopardy_agents import PolicyAgent
     from dice_envs import zombie_dice_v0
     from dice_envs.zombie_dice import HOLD, ROLL
 
@@ -148,7 +148,7 @@ def evaluate_ayzd(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from agents.learned import exact_score, resolve_policy
+    from dice_envs.agents.zombie_dice_learned import exact_score, resolve_policy
 
     goal = args.goal
     sidecar = os.path.splitext(args.policy)[0] + ".json"

@@ -1,7 +1,7 @@
 """Exact solution and exact policy evaluation for two-player Pig.
 
-A thin layer on the shared jeopardy solver (:mod:`agents.jeopardy`), which also
-solves All Yellow Zombie Dice (:mod:`agents.ayzd`).  The model is Neller and
+A thin layer on the shared jeopardy solver (:mod:`dice_envs.agents.jeopardy_solver`), which also
+solves All Yellow Zombie Dice (:mod:`dice_envs.agents.zombie_dice_ayzd_solver`).  The model is Neller and
 Presser's ("Optimal Play of the Dice Game Pig", 2004): a position is ``(i, j, k)``,
 the mover's banked score ``i``, the opponent's ``j`` and the turn total ``k``; the
 mover wins at once when ``i + k`` reaches the goal, exactly as
@@ -17,7 +17,7 @@ loaded die gives the exact optimal play and win probabilities for that die.
 A *policy* is a callable ``policy(i, j, k)`` taking numpy integer arrays
 (broadcast together) and returning the probability of rolling (bools are fine).
 It is only asked where the mover has rolled this turn (``k > 0``) and has not
-reached the goal; the rules decide everywhere else.  :class:`agents.jeopardy_agents.PolicyAgent`
+reached the goal; the rules decide everywhere else.  :class:`dice_envs.agents.jeopardy_agents.PolicyAgent`
 plays such a policy in the environment (Pig states have the same
 ``rolled``/``two_player_view`` interface as Zombie Dice states).
 
@@ -40,7 +40,7 @@ from dice_envs.pig import BUST_FACE, DEFAULT_GOAL, check_pig_die
 
 from .head_to_head import HeadToHead
 from .head_to_head import head_to_head as shared_head_to_head
-from .jeopardy import ScoreRules, TurnModel, solve_score_grid
+from .jeopardy_solver import ScoreRules, TurnModel, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 

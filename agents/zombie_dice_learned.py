@@ -1,7 +1,7 @@
 """Learned models as All Yellow Zombie Dice policies, and exact scoring of any policy.
 
 A model trained on the compact observation of ``dice_envs/ZombieDice-v0``
-(:func:`dice_envs.zombie_dice_gym.compact_observation`) sees nothing but the
+(:func:`dice_envs.zombie_dice.compact_observation`) sees nothing but the
 solver's position ``(p, i, j, b, s)``.  :class:`ModelPolicy` therefore turns it
 into a vectorised policy ``policy(p, i, j, b, s)`` exactly as the environment
 would query it: it builds the same observation for every requested position and
@@ -21,11 +21,10 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from dice_envs.zombie_dice import SHOTGUNS_TO_BUST
-from dice_envs.zombie_dice_gym import COMPACT_SIZE, compact_observation
+from dice_envs.zombie_dice import COMPACT_SIZE, SHOTGUNS_TO_BUST, compact_observation
 
-from . import ayzd
-from .zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, random_policy
+from . import zombie_dice_ayzd_solver as ayzd
+from .zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, random_policy
 
 POLICY_NAMES = ("optimal", "random") + tuple(HUMAN_POLICIES)
 BATCH = 1 << 17
@@ -98,7 +97,7 @@ class ModelPolicy:
 
 
 def table_policy(table: np.ndarray, name: str = "table"):
-    """A ``(2, M, M, T)`` roll-probability table (:func:`agents.ayzd.policy_table`) as a policy."""
+    """A ``(2, M, M, T)`` roll-probability table (:func:`dice_envs.agents.zombie_dice_ayzd_solver.policy_table`) as a policy."""
     top = table.shape[1] - 1
 
     def policy(p, i, j, b, s):
@@ -116,7 +115,7 @@ def resolve_policy(spec, goal: int = 13, stop_when_won: bool = True):
         return spec
     spec = os.fspath(spec)
     if spec == "optimal":
-        from .zombie_opponents import solved
+        from .zombie_dice_opponents import solved
 
         return solved(goal, stop_when_won).as_policy()
     if spec == "random":
@@ -145,7 +144,7 @@ def exact_score(policy, goal: int = 13, stop_when_won: bool = True, score_cap: O
     and, for the paper's goal of 13, ``reached`` (for each published human-playable
     policy, whether ``difference >= `` its published gap) and ``published``.
     """
-    from .zombie_opponents import solved
+    from .zombie_dice_opponents import solved
 
     solution = solved(goal, stop_when_won) if score_cap is None else ayzd.solve(goal, score_cap, stop_when_won)
     M = solution.score_cap

@@ -1,4 +1,4 @@
-"""Plots of solved strategies (matplotlib, imported only when a plot is drawn)."""
+"""Plots of the solved All Yellow Zombie Dice policy (matplotlib, imported only when a plot is drawn)."""
 
 from __future__ import annotations
 
@@ -7,40 +7,14 @@ from typing import Optional
 
 import numpy as np
 
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, path: str, dpi: int = 130) -> str:
-    """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=dpi, format=suffix.lstrip("."))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        _pyplot().close(fig)
-    return path
+from .plotting import pyplot, save_figure
 
 
 def hold_at_table(solution, seat: int, shotguns: int, max_score: int, max_turn: Optional[int] = None) -> np.ndarray:
     """For each (own score i, opponent score j): the smallest turn total at which the
     optimal player ``seat`` (1 or 2) holds with ``shotguns`` set aside, or NaN if it
     rolls at every turn total up to ``max_turn``."""
-    from agents.ayzd import state_index
+    from dice_envs.agents.zombie_dice_ayzd_solver import state_index
 
     max_turn = max_turn or solution.score_cap - 1
     states = [state_index(b, shotguns) for b in range(max_turn + 1)]
@@ -61,7 +35,7 @@ def plot_ayzd_policy(solution, path: str, extra: int = 6) -> str:
     """The optimal AYZD policy as the paper draws it: for each seat (rows) and each
     number of shotguns set aside (columns), the turn total at which to hold, over the
     mover's score (x) and the opponent's score (y).  Written to ``path`` (PNG)."""
-    plt = _pyplot()
+    plt = pyplot()
     goal = solution.goal
     size = goal + extra
     fig, axes = plt.subplots(2, 3, figsize=(16, 10), constrained_layout=True)

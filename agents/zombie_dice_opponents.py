@@ -13,16 +13,16 @@ from typing import Optional
 
 import numpy as np
 
-from dice_envs.single_agent import RandomOpponent
 from dice_envs.zombie_dice import ZombieDiceState
 
 from .jeopardy_agents import PolicyAgent
+from .random_opponent import RandomOpponent
 
 
 class TableAgent(PolicyAgent):
     """:class:`PolicyAgent` for a policy given as a roll-probability table over the AYZD grid.
 
-    ``table[p - 1, i, j, t]`` with ``t = 1 + 3 b + s`` (:func:`agents.ayzd.policy_table`;
+    ``table[p - 1, i, j, t]`` with ``t = 1 + 3 b + s`` (:func:`dice_envs.agents.zombie_dice_ayzd_solver.policy_table`;
     scores above the grid count as its top), looked up without numpy overhead.
     """
 
@@ -41,7 +41,7 @@ class TableAgent(PolicyAgent):
 @lru_cache(maxsize=8)
 def solved(goal: int = 13, stop_when_won: bool = True):
     """The AYZD solution for ``goal`` (cached: solving takes about a second)."""
-    from agents import ayzd
+    from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
 
     return ayzd.solve(goal, stop_when_won=stop_when_won)
 
@@ -50,7 +50,7 @@ def make_opponent(spec, game):
     """An opponent for :class:`dice_envs.single_agent.SingleAgentEnv` from a specification.
 
     ``spec``: ``"random"``; ``"optimal"``, a human-playable policy name
-    (:data:`agents.zombie_policies.HUMAN_POLICIES`) or a saved model path (two
+    (:data:`dice_envs.agents.zombie_dice_policies.HUMAN_POLICIES`) or a saved model path (two
     players only); an agent (``act(state)`` or a callable over states with
     ``reset``); or a vectorised policy ``policy(p, i, j, b, s)``.
     """
@@ -63,7 +63,7 @@ def make_opponent(spec, game):
             raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
         if spec == "optimal":
             return TableAgent(solved(game.goal, game.stop_when_won).roll)
-        from agents.learned import resolve_policy
+        from dice_envs.agents.zombie_dice_learned import resolve_policy
 
         return PolicyAgent(resolve_policy(spec, game.goal, game.stop_when_won))
     if callable(spec):

@@ -23,7 +23,7 @@ This module holds the game-independent parts:
   by decreasing total, for optimal play or for evaluating fixed policies.
 
 A game supplies its turn model and its :class:`ScoreRules` (terminal positions,
-seats, and moves the rules force): see :mod:`agents.ayzd` and :mod:`agents.pig`.
+seats, and moves the rules force): see :mod:`dice_envs.agents.zombie_dice_ayzd_solver` and :mod:`dice_envs.agents.pig_solver`.
 """
 
 from __future__ import annotations

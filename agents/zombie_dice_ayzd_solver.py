@@ -47,9 +47,9 @@ import numpy as np
 from dice_envs.dice import roll_counts
 from dice_envs.zombie_dice import DICE_PER_ROLL, SHOTGUNS_TO_BUST, YELLOW
 
-from .head_to_head import HeadToHead  # noqa: F401  (re-exported: agents.ayzd.HeadToHead)
+from .head_to_head import HeadToHead  # noqa: F401  (re-exported: dice_envs.agents.zombie_dice_ayzd_solver.HeadToHead)
 from .head_to_head import head_to_head as shared_head_to_head
-from .jeopardy import ScoreRules, TurnModel, solve_score_grid
+from .jeopardy_solver import ScoreRules, TurnModel, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 

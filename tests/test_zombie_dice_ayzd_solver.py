@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from agents import ayzd
-from agents.jeopardy_agents import PolicyAgent
-from agents.zombie_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, llano, random_policy
+from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+from dice_envs.agents.jeopardy_agents import PolicyAgent
+from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, llano, random_policy
 from dice_envs import zombie_dice_v0
 from dice_envs.core import play_out
 from dice_envs.zombie_dice import ZombieDiceGame

@@ -3,7 +3,7 @@
 * :func:`build_network`: the policy network (an MLP on ``liars_dice_v0``'s
   observation, plus a one-hot of the last bid derived from it);
 * :class:`LearnedLiarsDicePolicy`: a trained network as a policy
-  (``action_probabilities(state)`` for :func:`agents.liars_dice_solver.evaluate`,
+  (``action_probabilities(state)`` for :func:`dice_envs.agents.liars_dice_solver.evaluate`,
   ``act(observation, rng)`` for the environment, :meth:`~LearnedLiarsDicePolicy.tree_policy`
   for all information states in one batch); ``LearnedLiarsDicePolicy.load(path)``
   reads the ``model.pt`` written by ``experiments/train_liars_dice.py``;
@@ -34,7 +34,7 @@ def action_values(tree, policy, player: int):
     ``reach[m]`` that normaliser (0 where the opponent never plays to ``m``; the
     values there are then 0).  Entries at the opponent's nodes are meaningless.
     """
-    from agents.liars_dice_solver import counterfactual_values
+    from dice_envs.agents.liars_dice_solver import counterfactual_values
 
     reach, q_call, v = counterfactual_values(tree, policy, player)
     # Opponent reach x chance, summed over the opponent's rolls (independent of ours).
@@ -134,7 +134,7 @@ class InfoStates:
 
     def to_tree_policy(self, probs: np.ndarray):
         """``(N * R, A)`` action probabilities -> :class:`TreePolicy`."""
-        from agents.liars_dice_solver import TreePolicy
+        from dice_envs.agents.liars_dice_solver import TreePolicy
 
         tree = self.tree
         N, R, B = tree.N, tree.R, tree.B
@@ -260,14 +260,14 @@ class LearnedLiarsDicePolicy:
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
     """The CFR+ reference, from (or into) the solver's disk cache."""
-    from agents.liars_dice_solver import default_cache_dir, solve
+    from dice_envs.agents.liars_dice_solver import default_cache_dir, solve
 
     return solve(game, target, cache_dir=cache_dir or default_cache_dir())
 
 
 def exact_scores(tree, policy, eq_policy) -> dict:
     """Exploitability of ``policy`` and its value against ``eq_policy`` (mean of both seats)."""
-    from agents.liars_dice_solver import evaluate
+    from dice_envs.agents.liars_dice_solver import evaluate
 
     ev = evaluate(tree, policy)
     as_first = evaluate(tree, policy, eq_policy).value_first_player
