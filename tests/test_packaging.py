@@ -10,6 +10,7 @@ wheel alone; its dependencies come from the test's own environment through a
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -28,10 +29,17 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    # Built from a copy of the sources: setuptools' build/ folder in the checkout could
+    # hold stale modules that would end up in the wheel.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("dice_envs", "agents"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "-w", str(out), str(ROOT)],
+         "--disable-pip-version-check", "-w", str(out), str(source)],
         check=True, capture_output=True, text=True,
     )
     (path,) = out.glob("dice_envs-*.whl")
