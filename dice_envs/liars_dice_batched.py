@@ -1,0 +1,125 @@
+"""Liar's Dice, batched: the rules of :mod:`dice_envs.liars_dice` over arrays of games.
+
+Any number of players, dice, faces and the wild face.  The dice are rolled when a
+game starts (the rules core's opening chance node); each die is uniform on
+1..faces.  ``tests/test_batched_liars_dice.py`` checks this copy of the rules
+against :class:`dice_envs.liars_dice.LiarsDiceState` step by step.  See
+:mod:`dice_envs.batched` for the API.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .batched import BatchedGame, State
+from .liars_dice import LiarsDiceGame, LiarsDiceState
+
+
+class LiarsDiceBatch(BatchedGame):
+    """``num_envs`` rounds of Liar's Dice.
+
+    Args:
+        num_envs: the number of games.
+        num_players, dice_per_player, faces, wild, max_quantity: as
+            :class:`dice_envs.liars_dice.LiarsDiceGame` (or pass ``game=``).
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 2, dice_per_player: int = 1, faces: int = 6,
+                 wild: bool = False, max_quantity: Optional[int] = None, game: Optional[LiarsDiceGame] = None):
+        game = game if game is not None else LiarsDiceGame(num_players, dice_per_player, faces, wild,
+                                                             max_quantity)
+        bids = np.arange(game.num_bids)
+        self.bid_quantity = bids // game.faces + 1
+        self.bid_face = bids % game.faces  # 0-based face index
+        super().__init__(game, num_envs)
+
+    def _new_state(self, n: int) -> State:
+        g = self.game
+        return {
+            "counts": np.zeros((n, g.num_players, g.faces), np.int64),  # dice per face, per player
+            "bids": np.zeros((n, g.num_bids), bool),  # the bids made (the public history)
+            "last_bid": np.full(n, -1, np.int64),
+            "num_bids": np.zeros(n, np.int64),
+            "called": np.zeros(n, bool),
+            "done": np.zeros(n, bool),
+        }
+
+    def _reset(self, s: State, rng) -> None:
+        g = self.game
+        m = len(s["done"])
+        faces = rng.integers(0, g.faces, size=(m, g.num_players, g.dice_per_player))
+        flat = (np.arange(m * g.num_players)[:, None] * g.faces + faces.reshape(m * g.num_players, -1)).ravel()
+        s["counts"][:] = np.bincount(flat, minlength=m * g.num_players * g.faces).reshape(m, g.num_players, g.faces)
+        s["bids"][:] = False
+        s["last_bid"][:] = -1
+        s["num_bids"][:] = 0
+        s["called"][:] = False
+
+    def _mover(self, s: State) -> np.ndarray:
+        return s["num_bids"] % self.game.num_players
+
+    def _legal(self, s: State) -> np.ndarray:
+        g = self.game
+        legal = np.empty((len(s["done"]), g.num_actions), bool)
+        legal[:, : g.num_bids] = np.arange(g.num_bids) > s["last_bid"][:, None]
+        legal[:, g.call_action] = s["last_bid"] >= 0
+        return legal
+
+    def _step(self, s: State, actions: np.ndarray, rng) -> np.ndarray:
+        g = self.game
+        m = len(actions)
+        rewards = np.zeros((m, g.num_players), np.float32)
+        call = actions == g.call_action
+        bid = np.flatnonzero(~call)
+        s["bids"][bid, actions[bid]] = True
+        s["last_bid"][bid] = actions[bid]
+        s["num_bids"][bid] += 1
+        c = np.flatnonzero(call)
+        if len(c):
+            last = s["last_bid"][c]
+            total = s["counts"][c].sum(axis=1)  # (k, faces)
+            face = self.bid_face[last]
+            matches = total[np.arange(len(c)), face]
+            if g.wild:
+                matches = matches + np.where(face != g.faces - 1, total[:, g.faces - 1], 0)
+            true = matches >= self.bid_quantity[last]
+            caller = s["num_bids"][c] % g.num_players
+            bidder = (s["num_bids"][c] - 1) % g.num_players
+            winner = np.where(true, bidder, caller)
+            loser = np.where(true, caller, bidder)
+            rewards[c, winner] = 1.0
+            rewards[c, loser] = -1.0
+            s["called"][c] = True
+            s["done"][c] = True
+        return rewards
+
+    def _observe(self, s: State, seats: np.ndarray) -> np.ndarray:
+        g = self.game
+        m = len(seats)
+        rows = np.arange(m)
+        obs = np.zeros((m,) + self.observation_shape, np.float32)
+        obs[rows, seats] = 1.0
+        obs[:, g.num_players : g.num_players + g.faces] = s["counts"][rows, seats]
+        base = g.num_players + g.faces
+        obs[:, base : base + g.num_bids] = s["bids"]
+        obs[:, base + g.num_bids] = s["called"]
+        return obs
+
+    def _load(self, s: State, k: int, state: LiarsDiceState) -> None:
+        g = self.game
+        s["counts"][k] = 0
+        for p, roll in enumerate(state.rolls):
+            for f in roll:
+                s["counts"][k, p, f - 1] += 1
+        s["bids"][k] = False
+        s["bids"][k, list(state.bids)] = True
+        s["last_bid"][k] = state.bids[-1] if state.bids else -1
+        s["num_bids"][k] = len(state.bids)
+        s["called"][k] = state.called
+
+    def chance_outcome(self, k: int):
+        """The opening roll of game ``k`` (one sorted tuple of faces per player)."""
+        return tuple(tuple(f + 1 for f, c in enumerate(row) for _ in range(int(c)))
+                     for row in self.state["counts"][k])
