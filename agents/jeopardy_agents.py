@@ -46,3 +46,21 @@ class PolicyAgent:
     def reset(self, rng: np.random.Generator) -> None:
         """Use ``rng`` from now on (the single-agent env passes its ``np_random``)."""
         self.rng = rng
+
+
+class BatchedPolicyAgent:
+    """:class:`PolicyAgent` for the batched environments: a batched opponent
+    (:mod:`dice_envs.vector`) that asks ``policy`` once for all the games it moves in.
+
+    The positions come from the batch's ``two_player_view(rows)`` (``(p, i, j, b, s)``
+    for Zombie Dice, ``(i, j, k)`` for Pig), so a table policy such as the solvers'
+    optimal one is one array look-up per step.
+    """
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        q = np.asarray(self.policy(*batch.two_player_view(rows)), dtype=np.float64)
+        q = np.where(batch.rolled(rows), np.broadcast_to(q, rows.shape), 1.0)
+        return np.where(rng.random(len(rows)) < q, ROLL, HOLD)

@@ -15,7 +15,7 @@ import numpy as np
 
 from dice_envs.zombie_dice import ZombieDiceState
 
-from .jeopardy_agents import PolicyAgent
+from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
 from .random_opponent import RandomOpponent
 
 
@@ -71,4 +71,37 @@ def make_opponent(spec, game):
     raise ValueError(
         "opponent must be 'random', 'optimal', a human policy name, a model path, an agent or a policy, "
         f"got {spec!r}"
+    )
+
+
+def make_batched_opponent(spec, game):
+    """A batched opponent (:mod:`dice_envs.vector`) from the same specifications as
+    :func:`make_opponent`, except agents over single states: ``"random"``, ``"optimal"``
+    (a table look-up), a human-playable policy name, a saved model path or a vectorised
+    policy ``policy(p, i, j, b, s)``; or a batched opponent ``(batch, rows, rng) -> actions``
+    (marked by a ``batched = True`` attribute)."""
+    from dice_envs.vector import random_opponent
+
+    if isinstance(spec, str) and spec == "random":
+        return random_opponent
+    if getattr(spec, "batched", False):
+        return spec
+    if hasattr(spec, "act") or hasattr(spec, "reset"):
+        raise ValueError("the batched environment needs a policy over positions or a batched opponent, "
+                         f"not an agent over single states ({spec!r})")
+    if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
+        if game.num_players != 2:
+            raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
+        if spec == "optimal":
+            return BatchedPolicyAgent(solved(game.goal, game.stop_when_won).as_policy())
+        from dice_envs.agents.zombie_dice_learned import resolve_policy
+
+        return BatchedPolicyAgent(resolve_policy(spec, game.goal, game.stop_when_won))
+    if callable(spec):
+        if game.num_players != 2:
+            raise ValueError(f"a policy over (p, i, j, b, s) plays two-player games only, got {game.num_players}")
+        return BatchedPolicyAgent(spec)
+    raise ValueError(
+        "opponent must be 'random', 'optimal', a human policy name, a model path, a policy or a batched "
+        f"opponent, got {spec!r}"
     )

@@ -42,6 +42,13 @@ all_environments = {
 single_agent_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
+    "Pig-v0": "dice_envs.pig_gym:PigEnv",
+}
+
+# Batched versions of the single-agent ids, for gymnasium.make_vec(..., vectorization_mode="vector_entry_point").
+vector_environments = {
+    "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceVectorEnv",
+    "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
 }
 
 
@@ -53,7 +60,8 @@ def _register_all() -> None:
     for name, entry_point in single_agent_environments.items():
         env_id = "dice_envs/" + name
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry_point, disable_env_checker=True)
+            gymnasium.register(env_id, entry_point=entry_point, disable_env_checker=True,
+                               vector_entry_point=vector_environments.get(name))
 
 
 _register_all()

@@ -80,12 +80,25 @@ import numpy as np
 from gymnasium import spaces
 
 from .single_agent import SingleAgentEnv
-from .zombie_dice import compact_bounds, compact_from_state
+from .vector import BatchedSingleAgentEnv
+from .zombie_dice import ZombieDiceGame, compact_bounds, compact_from_state
+from .zombie_dice_batched import ZombieDiceBatch
 from .zombie_dice_v0 import raw_env
 
-__all__ = ["ZombieDiceEnv", "OBSERVATIONS"]
+__all__ = ["ZombieDiceEnv", "ZombieDiceVectorEnv", "OBSERVATIONS"]
 
 OBSERVATIONS = ("full", "compact")
+
+
+def _compact(observation: str, variant: str, num_players: int) -> bool:
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
+    if observation == "compact" and (variant != "all_yellow" or num_players != 2):
+        raise ValueError(
+            "observation='compact' needs variant='all_yellow' and num_players=2 "
+            f"(got variant={variant!r}, num_players={num_players})"
+        )
+    return observation == "compact"
 
 
 class ZombieDiceEnv(SingleAgentEnv):
@@ -107,20 +120,53 @@ class ZombieDiceEnv(SingleAgentEnv):
     ):
         aec = raw_env(num_players=num_players, variant=variant, goal=goal, stop_when_won=stop_when_won,
                       max_cycles=max_cycles)
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
         fn = space = None
-        if observation == "compact":
-            if variant != "all_yellow" or num_players != 2:
-                raise ValueError(
-                    "observation='compact' needs variant='all_yellow' and num_players=2 "
-                    f"(got variant={variant!r}, num_players={num_players})"
-                )
-            low, high = compact_bounds()
-            fn, space = compact_from_state, spaces.Box(low, high, dtype=np.float32)
+        if _compact(observation, variant, num_players):
+            fn, space = compact_from_state, spaces.Box(*compact_bounds(), dtype=np.float32)
         from dice_envs.agents.zombie_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.observation_kind = observation
         self.opponent = make_opponent(opponent, aec.game)
         super().__init__(aec, self.opponent, seat=seat, observation_fn=fn, observation_space=space,
                          auto_forced=auto_forced, render_mode=render_mode, illegal_action=illegal_action)
+
+
+class ZombieDiceVectorEnv(BatchedSingleAgentEnv):
+    """``num_envs`` games of :class:`ZombieDiceEnv` in one array program.
+
+    ``gymnasium.make_vec("dice_envs/ZombieDice-v0", num_envs=N, vectorization_mode="vector_entry_point",
+    ...)`` returns it; the arguments are :class:`ZombieDiceEnv`'s (``render_mode`` must be
+    None), and the opponent moves inside the batch (``"optimal"`` and the human
+    policies are array look-ups; an agent over single states is not accepted).  Built on
+    :class:`dice_envs.zombie_dice_batched.ZombieDiceBatch`; see
+    :class:`dice_envs.vector.BatchedSingleAgentEnv` for autoreset and ``info``.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponent="optimal",
+        variant: str = "all_yellow",
+        num_players: int = 2,
+        goal: int = 13,
+        stop_when_won: bool = True,
+        seat: Optional[int] = None,
+        observation: str = "full",
+        auto_forced: bool = False,
+        render_mode: Optional[str] = None,
+        max_cycles: Optional[int] = None,
+        illegal_action: str = "terminate",
+    ):
+        if render_mode is not None:
+            raise ValueError(f"the batched Zombie Dice env does not render; render_mode must be None, got {render_mode!r}")
+        game = ZombieDiceGame(num_players, variant, goal, stop_when_won)
+        fn = space = None
+        if _compact(observation, variant, num_players):
+            fn = lambda batch, rows, seats: batch.compact_observation(rows)  # noqa: E731
+            space = spaces.Box(*compact_bounds(), dtype=np.float32)
+        from dice_envs.agents.zombie_dice_opponents import make_batched_opponent  # solvers only for opponents
+
+        self.observation_kind = observation
+        super().__init__(ZombieDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game), seat=seat,
+                         observation_fn=fn, observation_space=space, auto_forced=auto_forced,
+                         max_cycles=max_cycles, illegal_action=illegal_action)

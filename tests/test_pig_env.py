@@ -175,3 +175,16 @@ def test_die_faces_are_validated(faces):
     else:
         with pytest.raises(ValueError, match="die"):
             PigGame(goal=5, die=die)
+
+
+@pytest.mark.parametrize("opponent", ["optimal", "hold_at_20", "random"])
+def test_single_agent_pig_id(opponent):
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("dice_envs/Pig-v0", opponent=opponent, goal=30)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and info["action_mask"].tolist() == [0, 1]
+    with pytest.raises(ValueError, match="opponent"):
+        gymnasium.make("dice_envs/Pig-v0", opponent="hold_at")

@@ -1,0 +1,85 @@
+"""
+# Pig (single agent)
+
+| Import             | `gymnasium.make("dice_envs/Pig-v0", opponent="optimal")` (after `import dice_envs`) |
+|--------------------|-----------------------------------------------------------------|
+| Batched            | `gymnasium.make_vec("dice_envs/Pig-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
+| Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
+| Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag    |
+| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Opponents          | `"optimal"`, `"hold_at_N"` (e.g. `"hold_at_20"`), `"random"`, a policy `(i, j, k)` |
+
+### Description
+
+The Pig game of :mod:`dice_envs.pig_v0` seen from one seat: the other seat is
+played by a chosen opponent inside :meth:`step`.  ``"optimal"`` is Neller and
+Presser's optimal policy, solved exactly for the game's goal and die
+(:mod:`dice_envs.agents.pig_solver`), so a learned agent's distance from optimal play
+can be measured exactly.
+
+### Rewards
+
++1 if the agent wins, -1 if it loses, on the last step; 0 otherwise.
+
+### Episode End
+
+The game is over (or ``max_cycles`` decisions were played: truncation).
+
+### Arguments
+
+``` python
+gymnasium.make("dice_envs/Pig-v0", opponent="optimal", goal=100, die=None, seat=None,
+               auto_forced=False, render_mode=None, max_cycles=None, illegal_action="terminate")
+```
+
+``seat``: the agent's seat, or None to draw it at every reset.  ``auto_forced``: the
+first roll of a turn (the only legal action) is made for the agent.  The rest as in
+:mod:`dice_envs.pig_v0` and :class:`dice_envs.single_agent.SingleAgentEnv`.
+
+### Version History
+
+* v0: initial release (dice_envs 0.1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .dice import Die
+from .pig import DEFAULT_GOAL, PigGame
+from .pig_batched import PigBatch
+from .pig_v0 import raw_env
+from .single_agent import SingleAgentEnv
+from .vector import BatchedSingleAgentEnv
+
+__all__ = ["PigEnv", "PigVectorEnv"]
+
+
+class PigEnv(SingleAgentEnv):
+    """Pig from one seat against a fixed opponent (see the module docstring)."""
+
+    def __init__(self, opponent="optimal", goal: int = DEFAULT_GOAL, die: Optional[Die] = None,
+                 seat: Optional[int] = None, auto_forced: bool = False, render_mode: Optional[str] = None,
+                 max_cycles: Optional[int] = None, illegal_action: str = "terminate"):
+        aec = raw_env(goal=goal, die=die, max_cycles=max_cycles)
+        from dice_envs.agents.pig_opponents import make_opponent  # solvers only for opponents
+
+        self.opponent = make_opponent(opponent, aec.game)
+        super().__init__(aec, self.opponent, seat=seat, auto_forced=auto_forced, render_mode=render_mode,
+                         illegal_action=illegal_action)
+
+
+class PigVectorEnv(BatchedSingleAgentEnv):
+    """``num_envs`` games of :class:`PigEnv` in one array program (:class:`dice_envs.pig_batched.PigBatch`);
+    the opponent moves inside the batch.  See :class:`dice_envs.vector.BatchedSingleAgentEnv`."""
+
+    def __init__(self, num_envs: int, opponent="optimal", goal: int = DEFAULT_GOAL, die: Optional[Die] = None,
+                 seat: Optional[int] = None, auto_forced: bool = False, render_mode: Optional[str] = None,
+                 max_cycles: Optional[int] = None, illegal_action: str = "terminate"):
+        if render_mode is not None:
+            raise ValueError(f"the batched Pig env does not render; render_mode must be None, got {render_mode!r}")
+        game = PigGame(goal, die)
+        from dice_envs.agents.pig_opponents import make_batched_opponent  # solvers only for opponents
+
+        super().__init__(PigBatch(num_envs, game=game), make_batched_opponent(opponent, game), seat=seat,
+                         auto_forced=auto_forced, max_cycles=max_cycles, illegal_action=illegal_action)
