@@ -38,6 +38,24 @@ from .core import TERMINAL, Game, GameState
 State = Dict[str, np.ndarray]
 
 
+class _Rows(dict):
+    """The arrays of some games (``idx``) of ``source``, gathered on first access only
+    (a step of a few games touches a few arrays); :meth:`write_back` scatters what was
+    fetched."""
+
+    def __init__(self, source, idx: np.ndarray):
+        super().__init__()
+        self._source, self._idx = source, idx
+
+    def __missing__(self, key):
+        value = self[key] = self._source[key][self._idx]
+        return value
+
+    def write_back(self) -> None:
+        for key, value in self.items():
+            self._source[key][self._idx] = value
+
+
 def check_num_envs(num_envs) -> int:
     if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -123,14 +141,12 @@ class BatchedGame(abc.ABC):
         return where.astype(np.intp, copy=False)
 
     def _gather(self, idx: Optional[np.ndarray]) -> State:
-        if idx is None:
-            return self.state
-        return {key: value[idx] for key, value in self.state.items()}
+        return self.state if idx is None else _Rows(self.state, idx)
 
-    def _scatter(self, idx: Optional[np.ndarray], s: State) -> None:
-        if idx is not None:
-            for key, value in s.items():
-                self.state[key][idx] = value
+    @staticmethod
+    def _scatter(s: State) -> None:
+        if isinstance(s, _Rows):
+            s.write_back()
 
     def reset(self, rng: np.random.Generator, where=None) -> None:
         """Start new games in every slot, or in the slots ``where`` selects (a bool mask
@@ -141,7 +157,7 @@ class BatchedGame(abc.ABC):
         s = self._gather(idx)
         self._reset(s, rng)
         s["done"][:] = False
-        self._scatter(idx, s)
+        self._scatter(s)
 
     def step(self, actions, rng: np.random.Generator, where=None) -> Tuple[np.ndarray, np.ndarray]:
         """One decision in every game (or in the games ``where`` selects).
@@ -169,21 +185,16 @@ class BatchedGame(abc.ABC):
         if len(go) == m:
             rewards = self._step(s, actions, rng)
         elif len(go):
-            sub = {key: value[go] for key, value in s.items()}
+            sub = _Rows(s, go)
             rewards[go] = self._step(sub, actions[go], rng)
-            for key, value in sub.items():
-                s[key][go] = value
+            sub.write_back()
         illegal = np.flatnonzero(live & ~legal)
         if len(illegal):
-            rewards[illegal, self._mover({k: v[illegal] for k, v in s.items()})] = -1.0
+            rewards[illegal, self._mover(_Rows(s, illegal))] = -1.0
             s["done"][illegal] = True
-            self._mark_illegal(s, illegal)
         terminated = live & s["done"]
-        self._scatter(idx, s)
+        self._scatter(s)
         return rewards, terminated
-
-    def _mark_illegal(self, s: State, rows: np.ndarray) -> None:
-        """Hook: record that the games ``rows`` ended by an illegal action (default: nothing)."""
 
     @property
     def done(self) -> np.ndarray:

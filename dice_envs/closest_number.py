@@ -149,12 +149,15 @@ class ClosestNumberGame(Game):
         p = self.num_players
         self._channels = p + 3  # own card, own decoy, one per opponent, in play, order
         self._obs_size = n * self._channels + 3 * p + 4
+        self._rules = tuple(self._make_round_rules(r) for r in range(1, self.last_round + 1))
 
     # -- static facts -------------------------------------------------------------
 
     def round_rules(self, round_: int) -> RoundRules:
         """The rules of round ``round_`` (1-based; up to :attr:`last_round`)."""
-        _check_int("round", round_, 1, self.last_round)
+        return self._rules[_check_int("round", round_, 1, self.last_round) - 1]
+
+    def _make_round_rules(self, round_: int) -> RoundRules:
         if round_ == 1:
             return RoundRules(self.numbers, 1, False)
         if round_ == 2:
@@ -230,7 +233,8 @@ class ClosestNumberState(GameState):
         outcome: the returns once the game is over, else ``None``.
     """
 
-    __slots__ = ("game", "first", "round", "scores", "active", "placements", "history", "outcome")
+    __slots__ = ("game", "first", "round", "scores", "active", "placements", "history", "outcome",
+                 "_order", "_legal")
 
     def __init__(self, game, first, round_, scores, active, placements, history, outcome):
         self.game = game
@@ -241,12 +245,15 @@ class ClosestNumberState(GameState):
         self.placements = placements
         self.history = history
         self.outcome = outcome
+        # Derived once, on first use (the state is immutable).
+        self._order: Optional[Tuple[int, ...]] = None
+        self._legal: Optional[Tuple[int, ...]] = None
 
     # -- queries ----------------------------------------------------------------------
 
     @property
     def rules(self) -> RoundRules:
-        return self.game.round_rules(self.round)
+        return self.game._rules[self.round - 1]
 
     @property
     def round_starter(self) -> int:
@@ -260,9 +267,11 @@ class ClosestNumberState(GameState):
 
     def turn_order(self) -> Tuple[int, ...]:
         """The active seats in this round's playing order."""
-        start = self.round_starter
-        p = self.game.num_players
-        return tuple(s for s in ((start + i) % p for i in range(p)) if s in self.active)
+        if self._order is None:
+            start = self.round_starter
+            p = self.game.num_players
+            self._order = tuple(s for s in ((start + i) % p for i in range(p)) if s in self.active)
+        return self._order
 
     @property
     def current_player(self) -> int:
@@ -285,11 +294,17 @@ class ClosestNumberState(GameState):
         return rules.cards - len(mine), rules.decoy and not any(mine)
 
     def legal_actions(self):
+        if self._legal is None:
+            self._legal = self._legal_actions()
+        return self._legal
+
+    def _legal_actions(self) -> Tuple[int, ...]:
         p = self.current_player
         if p < 0:
             return ()
         game, rules = self.game, self.rules
-        free = [k for k in range(1, rules.numbers + 1) if k not in self.occupied()]
+        occupied = self.occupied()
+        free = [k for k in range(1, rules.numbers + 1) if k not in occupied]
         left, decoy_left = self.hand(p)
         real_ok = not rules.decoy or left > 1 or not decoy_left
         decoy_ok = rules.decoy and decoy_left

@@ -16,7 +16,8 @@
 
 A batched opponent is a callable ``opponent(batch, rows, rng) -> actions``: the
 actions of the players to move in the games ``rows`` of ``batch`` (a
-:class:`~dice_envs.batched.BatchedGame`).  :func:`random_opponent` plays uniformly
+:class:`~dice_envs.batched.BatchedGame`).  If it has a method ``start(rows, rng)``,
+it is called whenever the games ``rows`` start (to draw a policy per game, say).  :func:`random_opponent` plays uniformly
 among the legal actions; the games' solvers provide table look-ups of their
 optimal policies (``dice_envs.agents.jeopardy_agents.BatchedPolicyAgent``).
 """
@@ -191,6 +192,8 @@ class BatchedSingleAgentEnv(VectorEnv):
             else:
                 self.seat[rows] = self.fixed_seat
             self.cycles[rows] = 0
+            if hasattr(self.opponent, "start"):
+                self.opponent.start(rows, self._rng)
             self._advance(rows)
             rows = rows[self.batch.done[rows]]
 

@@ -1,12 +1,15 @@
 """Train MaskablePPO on All Yellow Zombie Dice and score it EXACTLY against optimal play.
 
-The agent plays ``dice_envs/ZombieDice-v0`` with the compact observation (a
-function of the solver's position ``(p, i, j, b, s)`` only), its seat drawn at
-every game, against
+The agent plays the batched ``dice_envs/ZombieDice-v0`` (``--n-envs`` games in one
+array program, :class:`dice_envs.zombie_dice_gym.ZombieDiceVectorEnv`, handed to
+Stable-Baselines3 by :class:`dice_envs.sb3_vec_env.SB3VecEnv`) with the compact
+observation (a function of the solver's position ``(p, i, j, b, s)`` only), its seat
+drawn at every game, against
 
 * ``--opponent selfplay`` (default): a pool of its own past policies (one snapshot
-  per evaluation, the last ``--pool-size`` kept; the latest is played half of the
-  time, otherwise one drawn uniformly from the pool), or
+  per evaluation, the last ``--pool-size`` kept; in each game the latest is played
+  half of the time, otherwise one drawn uniformly from the pool; each a table
+  look-up inside the batch), or
 * a fixed opponent: ``optimal``, ``fixed_hold_at``, ``minh``, ``llano``,
   ``neller``, ``random`` or a saved model (``.zip``).
 
@@ -69,11 +72,11 @@ class Args:
     steps: int = 0  # stop after this many agent steps in total (0: no limit)
     opponent: str = "selfplay"
     pool_size: int = 20
-    eval_every: int = 150_000
-    n_envs: int = 16
-    n_steps: int = 512
-    batch_size: int = 2048
-    n_epochs: int = 8
+    eval_every: int = 2_000_000
+    n_envs: int = 1024  # games in the batched env
+    n_steps: int = 32
+    batch_size: int = 4096
+    n_epochs: int = 4
     learning_rate: float = 3e-4
     lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
     gamma: float = 1.0
@@ -81,6 +84,7 @@ class Args:
     ent_coef: float = 0.001
     net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
     net_vf: str = "128,128"
+    activation: str = "relu"  # relu or tanh (SB3's default; on one CPU thread tanh costs more than the layers)
     seed: int = 0
     threads: int = 1
     goal: int = 13
@@ -88,8 +92,19 @@ class Args:
     quiet: bool = False
 
 
+ACTIVATIONS = ("relu", "tanh")
+
+
+def activation_fn(name: str):
+    import torch
+
+    return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
+
+
 def parse_args(argv=None) -> Args:
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
+    if args.activation not in ACTIVATIONS:
+        raise ValueError(f"--activation must be one of {list(ACTIVATIONS)}, got {args.activation!r}")
     check_args(args, at_least_one=("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size",
                                    "threads"))
     return args
@@ -147,23 +162,36 @@ class Pool:
         return [out[k] for k in sorted(out)]
 
 
-def pool_opponent_class():
-    from dice_envs.agents.zombie_dice_opponents import TableAgent
+class PoolOpponent:
+    """A batched opponent (:mod:`dice_envs.vector`) drawn from the pool at every game: the
+    latest policy half of the time, else one drawn uniformly; each a table look-up."""
 
-    class PoolOpponent(TableAgent):
-        """At every game: the latest pool policy half of the time, else one drawn uniformly."""
+    batched = True
 
-        def __init__(self, pool: Pool):
-            super().__init__(None)
-            self.pool = pool
+    def __init__(self, pool: Pool, num_envs: int):
+        self.pool = pool
+        self.which = np.zeros(num_envs, np.int64)
+        self._stacked = None
+        self._stacked_from: list = []
 
-        def reset(self, rng):
-            super().reset(rng)
-            tables = self.pool.tables
-            k = len(tables) - 1 if rng.random() < 0.5 else int(rng.integers(len(tables)))
-            self.table = tables[k]
+    def start(self, rows: np.ndarray, rng: np.random.Generator) -> None:
+        count = len(self.pool.tables)
+        latest = rng.random(len(rows)) < 0.5
+        self.which[rows] = np.where(latest, count - 1, rng.integers(count, size=len(rows)))
 
-    return PoolOpponent
+    def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        from dice_envs.zombie_dice import HOLD, ROLL, SHOTGUNS_TO_BUST
+
+        if self._stacked_from != [id(t) for t in self.pool.tables]:  # the pool changed
+            self._stacked = np.stack(self.pool.tables)
+            self._stacked_from = [id(t) for t in self.pool.tables]
+        tables = self._stacked
+        top = tables.shape[2] - 1
+        p, i, j, b, s = batch.two_player_view(rows)
+        which = np.minimum(self.which[rows], len(tables) - 1)
+        q = tables[which, p - 1, np.minimum(i, top), np.minimum(j, top), 1 + SHOTGUNS_TO_BUST * np.minimum(b, top) + s]
+        q = np.where(batch.rolled(rows), q, 1.0)
+        return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
 
 # -- evaluation, plot --------------------------------------------------------------------
@@ -218,19 +246,18 @@ def plot_curve(history: list, path: Path, title: str) -> None:
 
 
 def build_env(args: Args, pool: Optional[Pool], seed: int):
-    import gymnasium
-    from stable_baselines3.common.env_util import make_vec_env
+    """``--n-envs`` games of the batched Zombie Dice env (opponents stepped inside the batch),
+    as an SB3 ``VecEnv``."""
+    from dice_envs.sb3_vec_env import SB3VecEnv
+    from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
 
-    import dice_envs  # noqa: F401  (registers dice_envs/ZombieDice-v0)
-
-    def make_one():
-        opponent = pool_opponent_class()(pool) if args.opponent == "selfplay" else args.opponent
-        return gymnasium.make(
-            "dice_envs/ZombieDice-v0", opponent=opponent, variant="all_yellow", goal=args.goal,
-            observation="compact", auto_forced=True, illegal_action="raise",
-        )
-
-    return make_vec_env(make_one, n_envs=args.n_envs, seed=seed)
+    opponent = PoolOpponent(pool, args.n_envs) if args.opponent == "selfplay" else args.opponent
+    env = SB3VecEnv(ZombieDiceVectorEnv(
+        args.n_envs, opponent=opponent, variant="all_yellow", goal=args.goal, observation="compact",
+        auto_forced=True, illegal_action="raise",
+    ))
+    env.seed(seed)
+    return env
 
 
 def train(args: Args) -> dict:
@@ -273,7 +300,8 @@ def train(args: Args) -> dict:
         model = MaskablePPO(
             "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
             n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
-            policy_kwargs={"net_arch": {"pi": pi, "vf": vf}}, tensorboard_log=str(run / "tb"),
+            policy_kwargs={"net_arch": {"pi": pi, "vf": vf}, "activation_fn": activation_fn(args.activation)},
+            tensorboard_log=str(run / "tb"),
             seed=args.seed, device="cpu", verbose=0,
         )
         if pool is not None:
