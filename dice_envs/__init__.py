@@ -48,6 +48,7 @@ single_agent_environments = {
 # Batched versions of the single-agent ids, for gymnasium.make_vec(..., vectorization_mode="vector_entry_point").
 vector_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceVectorEnv",
+    "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceVectorEnv",
     "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
 }
 

@@ -7,6 +7,7 @@
 | Observation Space  | Box `(n + F + Q * F + 1,)`: the AEC observation of the agent's seat |
 | Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
+| Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 
 ### Description
 
@@ -45,10 +46,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .liars_dice import LiarsDiceGame
+from .liars_dice_batched import LiarsDiceBatch
 from .liars_dice_v0 import raw_env
 from .single_agent import SingleAgentEnv
+from .vector import BatchedSingleAgentEnv
 
-__all__ = ["LiarsDiceEnv"]
+__all__ = ["LiarsDiceEnv", "LiarsDiceVectorEnv"]
 
 
 class LiarsDiceEnv(SingleAgentEnv):
@@ -73,3 +77,32 @@ class LiarsDiceEnv(SingleAgentEnv):
 
         self.opponent = make_opponent(opponent, aec.game, exploitability)
         super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action)
+
+
+class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
+    """``num_envs`` games of :class:`LiarsDiceEnv` in one array program
+    (:class:`dice_envs.liars_dice_batched.LiarsDiceBatch`); the opponent moves inside the
+    batch (``"equilibrium"`` is a table look-up of the CFR+ policy, ``"random"`` uniform).
+    See :class:`dice_envs.vector.BatchedSingleAgentEnv`."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponent="equilibrium",
+        num_players: int = 2,
+        dice_per_player: int = 1,
+        faces: int = 6,
+        wild: bool = False,
+        max_quantity: Optional[int] = None,
+        seat: Optional[int] = None,
+        exploitability: float = 1e-4,
+        render_mode: Optional[str] = None,
+        illegal_action: str = "terminate",
+    ):
+        if render_mode is not None:
+            raise ValueError(f"the batched Liar's Dice env does not render; render_mode must be None, got {render_mode!r}")
+        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity)
+        from dice_envs.agents.liars_dice_opponents import make_batched_opponent  # solvers only for opponents
+
+        super().__init__(LiarsDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game, exploitability),
+                         seat=seat, illegal_action=illegal_action)

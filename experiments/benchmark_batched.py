@@ -34,7 +34,7 @@ GAMES = {
     "pig": ("dice_envs/pig-v0", dict(), "pig_batched", "PigBatch", dict(),
             ("dice_envs/Pig-v0", dict(opponent="optimal"))),
     "liars_dice": ("dice_envs/liars_dice-v0", dict(faces=6, wild=True), "liars_dice_batched", "LiarsDiceBatch",
-                   dict(faces=6, wild=True), None),
+                   dict(faces=6, wild=True), ("dice_envs/LiarsDice-v0", dict(opponent="equilibrium", wild=True))),
     "shakes": ("dice_envs/shakes-v0", dict(), None, None, None, None),
     "closest_number": ("dice_envs/closest_number-v0", dict(), None, None, None, None),
 }
