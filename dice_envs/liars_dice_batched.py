@@ -108,7 +108,6 @@ class LiarsDiceBatch(BatchedGame):
         return obs
 
     def _load(self, s: State, k: int, state: LiarsDiceState) -> None:
-        g = self.game
         s["counts"][k] = 0
         for p, roll in enumerate(state.rolls):
             for f in roll:

@@ -23,7 +23,7 @@ from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.liars_dice_batched import LiarsDiceBatch
 from dice_envs.pig import PigGame, PigState
 from dice_envs.pig_batched import PigBatch
-from dice_envs.zombie_dice import ZombieDiceGame, ZombieDiceState
+from dice_envs.zombie_dice import ZombieDiceGame
 from dice_envs.zombie_dice_batched import ZombieDiceBatch
 
 HEADLINE = 100_000  # agent steps per headline configuration
