@@ -3,11 +3,14 @@
 An ``opponent=`` is ``"optimal"`` (Neller and Presser's optimal policy, solved exactly
 for the game's goal and die), ``"hold_at_N"`` (hold once the turn total reaches N, e.g.
 ``"hold_at_20"``), ``"random"``, or a vectorised policy ``policy(i, j, k)`` returning the
-probability of rolling (see :mod:`dice_envs.agents.pig_solver`).
+probability of rolling (see :mod:`dice_envs.agents.pig_solver`), a model saved by
+``experiments/train_pig.py`` (``.zip``) or ``module:attribute`` naming such a policy.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 from functools import lru_cache
 
@@ -26,17 +29,31 @@ def solved(goal: int, die):
 
 
 def resolve_policy(spec, game):
-    """A vectorised policy ``(i, j, k) -> P(roll)`` from a name or a callable (not ``"random"``)."""
+    """A vectorised policy ``(i, j, k) -> P(roll)`` (not ``"random"``) from a name, a
+    callable, a model saved by ``experiments/train_pig.py`` (``.zip``) or ``module:attribute``."""
     from . import pig_solver
 
     if callable(spec):
         return spec
+    spec = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     if spec == "optimal":
         return solved(game.goal, game.die).as_policy()
     match = re.fullmatch(r"hold_at_(\d+)", spec) if isinstance(spec, str) else None
     if match:
         return pig_solver.hold_at(int(match.group(1)))
-    raise ValueError(f"opponent must be one of {list(NAMES)} or a policy (i, j, k) -> P(roll), got {spec!r}")
+    if isinstance(spec, str) and (spec.endswith(".zip") or os.path.isfile(spec)):
+        from .jeopardy_learned import load_model
+        from .pig_learned import ModelPolicy
+
+        return ModelPolicy(load_model(spec), game)
+    if isinstance(spec, str) and ":" in spec:
+        module, _, attr = spec.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"cannot import policy {spec!r}: {err}") from None
+    raise ValueError(f"opponent must be one of {list(NAMES)}, a saved model (.zip), module:attribute or a "
+                     f"policy (i, j, k) -> P(roll), got {spec!r}")
 
 
 def make_opponent(spec, game):

@@ -128,6 +128,13 @@ class BatchedGame(abc.ABC):
         :meth:`reset` that touched it, or None if it drew none (for the tests)."""
         return None
 
+    def drawn_outcomes(self, k: int) -> list:
+        """Every rules-core chance outcome drawn in game ``k`` by the last :meth:`step` or
+        :meth:`reset` that touched it, in order (for the tests).  Games whose steps cross
+        at most one chance node implement :meth:`chance_outcome` instead."""
+        outcome = self.chance_outcome(k)
+        return [] if outcome is None else [outcome]
+
     # -- the batch API ----------------------------------------------------------------------
 
     def _select(self, where) -> Optional[np.ndarray]:

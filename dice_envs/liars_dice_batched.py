@@ -43,6 +43,7 @@ class LiarsDiceBatch(BatchedGame):
             "last_bid": np.full(n, -1, np.int64),
             "num_bids": np.zeros(n, np.int64),
             "called": np.zeros(n, bool),
+            "dealt": np.zeros(n, bool),  # the dice were rolled by the last reset, with no step since
             "done": np.zeros(n, bool),
         }
 
@@ -51,6 +52,7 @@ class LiarsDiceBatch(BatchedGame):
         m = len(s["done"])
         faces = rng.integers(0, g.faces, size=(m, g.num_players, g.dice_per_player))
         flat = (np.arange(m * g.num_players)[:, None] * g.faces + faces.reshape(m * g.num_players, -1)).ravel()
+        s["dealt"][:] = True
         s["counts"][:] = np.bincount(flat, minlength=m * g.num_players * g.faces).reshape(m, g.num_players, g.faces)
         s["bids"][:] = False
         s["last_bid"][:] = -1
@@ -70,6 +72,7 @@ class LiarsDiceBatch(BatchedGame):
     def _step(self, s: State, actions: np.ndarray, rng) -> np.ndarray:
         g = self.game
         m = len(actions)
+        s["dealt"][:] = False
         rewards = np.zeros((m, g.num_players), np.float32)
         call = actions == g.call_action
         bid = np.flatnonzero(~call)
@@ -117,8 +120,12 @@ class LiarsDiceBatch(BatchedGame):
         s["last_bid"][k] = state.bids[-1] if state.bids else -1
         s["num_bids"][k] = len(state.bids)
         s["called"][k] = state.called
+        s["dealt"][k] = False
 
     def chance_outcome(self, k: int):
-        """The opening roll of game ``k`` (one sorted tuple of faces per player)."""
+        """The opening roll of game ``k`` (one sorted tuple of faces per player) if it was
+        dealt by the last reset, else None."""
+        if not self.state["dealt"][k]:
+            return None
         return tuple(tuple(f + 1 for f, c in enumerate(row) for _ in range(int(c)))
                      for row in self.state["counts"][k])

@@ -93,6 +93,19 @@ class PigGame(Game):
         high = np.array([top, top, top, 1], np.float32)
         return low, high
 
+    def scaled_observation(self, observation: np.ndarray) -> np.ndarray:
+        """``observation`` (one vector or a batch) with the scores and the turn total divided
+        by the goal: the ``observation="scaled"`` of ``dice_envs/Pig-v0``, the scale a
+        network learns from (the raw values reach the goal, 100)."""
+        scaled = np.array(observation, dtype=np.float32)
+        scaled[..., :3] /= self.goal
+        return scaled
+
+    def scaled_bounds(self):
+        """``(low, high)`` of :meth:`scaled_observation`."""
+        low, high = self.observation_bounds()
+        return self.scaled_observation(low), self.scaled_observation(high)
+
     def new_initial_state(self) -> "PigState":
         return PigState(self, (0, 0), 0, 0, False, None)
 

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------------|
 | Batched            | `gymnasium.make_vec("dice_envs/Pig-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
-| Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag    |
+| Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag (`observation="scaled"`: the first three divided by the goal) |
 | Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"hold_at_N"` (e.g. `"hold_at_20"`), `"random"`, a policy `(i, j, k)` |
 
@@ -29,9 +29,12 @@ The game is over (or ``max_cycles`` decisions were played: truncation).
 
 ``` python
 gymnasium.make("dice_envs/Pig-v0", opponent="optimal", goal=100, die=None, seat=None,
-               auto_forced=False, render_mode=None, max_cycles=None, illegal_action="terminate")
+               observation="full", auto_forced=False, render_mode=None, max_cycles=None, illegal_action="terminate")
 ```
 
+``observation``: ``"full"`` (default), the AEC observation vector, or ``"scaled"``, the
+same vector with the scores and the turn total divided by the goal (the scale a
+network learns from; ``experiments/train_pig.py`` uses it).
 ``seat``: the agent's seat, or None to draw it at every reset.  ``auto_forced``: the
 first roll of a turn (the only legal action) is made for the agent.  The rest as in
 :mod:`dice_envs.pig_v0` and :class:`dice_envs.single_agent.SingleAgentEnv`.
@@ -45,6 +48,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+from gymnasium import spaces
+
 from .dice import Die
 from .pig import DEFAULT_GOAL, PigGame
 from .pig_batched import PigBatch
@@ -54,19 +60,32 @@ from .vector import BatchedSingleAgentEnv
 
 __all__ = ["PigEnv", "PigVectorEnv"]
 
+OBSERVATIONS = ("full", "scaled")
+
+
+def _scaled(observation: str, game: PigGame):
+    """The ``observation_space`` for ``observation`` (None for the AEC's own)."""
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
+    return spaces.Box(*game.scaled_bounds(), dtype=np.float32) if observation == "scaled" else None
+
 
 class PigEnv(SingleAgentEnv):
     """Pig from one seat against a fixed opponent (see the module docstring)."""
 
     def __init__(self, opponent="optimal", goal: int = DEFAULT_GOAL, die: Optional[Die] = None,
-                 seat: Optional[int] = None, auto_forced: bool = False, render_mode: Optional[str] = None,
-                 max_cycles: Optional[int] = None, illegal_action: str = "terminate"):
+                 seat: Optional[int] = None, observation: str = "full", auto_forced: bool = False,
+                 render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
+                 illegal_action: str = "terminate"):
         aec = raw_env(goal=goal, die=die, max_cycles=max_cycles)
+        space = _scaled(observation, aec.game)
+        fn = None if space is None else (lambda state, seat: aec.game.scaled_observation(state.observation(seat)))
         from dice_envs.agents.pig_opponents import make_opponent  # solvers only for opponents
 
         self.opponent = make_opponent(opponent, aec.game)
-        super().__init__(aec, self.opponent, seat=seat, auto_forced=auto_forced, render_mode=render_mode,
-                         illegal_action=illegal_action)
+        self.observation_kind = observation
+        super().__init__(aec, self.opponent, seat=seat, observation_fn=fn, observation_space=space,
+                         auto_forced=auto_forced, render_mode=render_mode, illegal_action=illegal_action)
 
 
 class PigVectorEnv(BatchedSingleAgentEnv):
@@ -74,12 +93,18 @@ class PigVectorEnv(BatchedSingleAgentEnv):
     the opponent moves inside the batch.  See :class:`dice_envs.vector.BatchedSingleAgentEnv`."""
 
     def __init__(self, num_envs: int, opponent="optimal", goal: int = DEFAULT_GOAL, die: Optional[Die] = None,
-                 seat: Optional[int] = None, auto_forced: bool = False, render_mode: Optional[str] = None,
-                 max_cycles: Optional[int] = None, illegal_action: str = "terminate"):
+                 seat: Optional[int] = None, observation: str = "full", auto_forced: bool = False,
+                 render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
+                 illegal_action: str = "terminate"):
         if render_mode is not None:
             raise ValueError(f"the batched Pig env does not render; render_mode must be None, got {render_mode!r}")
         game = PigGame(goal, die)
+        space = _scaled(observation, game)
+        fn = None if space is None else (lambda batch, rows, seats: game.scaled_observation(
+            batch.observe(seats, where=rows)))
         from dice_envs.agents.pig_opponents import make_batched_opponent  # solvers only for opponents
 
+        self.observation_kind = observation
         super().__init__(PigBatch(num_envs, game=game), make_batched_opponent(opponent, game), seat=seat,
-                         auto_forced=auto_forced, max_cycles=max_cycles, illegal_action=illegal_action)
+                         observation_fn=fn, observation_space=space, auto_forced=auto_forced,
+                         max_cycles=max_cycles, illegal_action=illegal_action)

@@ -33,6 +33,7 @@ VECTOR_IDS = [
      (28,)),
     ("dice_envs/Pig-v0", dict(), PigVectorEnv, (4,)),
     ("dice_envs/Pig-v0", dict(opponent="hold_at_20", goal=40, auto_forced=True), PigVectorEnv, (4,)),
+    ("dice_envs/Pig-v0", dict(observation="scaled"), PigVectorEnv, (4,)),
     ("dice_envs/LiarsDice-v0", dict(faces=4, wild=True), LiarsDiceVectorEnv, (2 + 4 + 9,)),
     ("dice_envs/LiarsDice-v0", dict(num_players=3, opponent="random"), LiarsDiceVectorEnv, (3 + 6 + 19,)),
 ]

@@ -188,3 +188,24 @@ def test_single_agent_pig_id(opponent):
     assert env.observation_space.contains(obs) and info["action_mask"].tolist() == [0, 1]
     with pytest.raises(ValueError, match="opponent"):
         gymnasium.make("dice_envs/Pig-v0", opponent="hold_at")
+
+
+def test_scaled_observation_is_the_full_one_over_the_goal():
+    import gymnasium
+
+    full = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0)
+    scaled = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="scaled")
+    a, _ = full.reset(seed=4)
+    b, _ = scaled.reset(seed=4)
+    for step in range(60):
+        np.testing.assert_allclose(b, a * np.array([1 / 30, 1 / 30, 1 / 30, 1], np.float32), rtol=1e-6)
+        assert scaled.observation_space.contains(b)
+        action = 0 if step % 3 == 0 and a[2] > 0 else 1  # hold now and then, once it is legal
+        a, _, done, _, _ = full.step(action)
+        b, _, done_b, _, _ = scaled.step(action)
+        assert done == done_b
+        if done:
+            a, _ = full.reset(seed=step)
+            b, _ = scaled.reset(seed=step)
+    with pytest.raises(ValueError, match="observation"):
+        gymnasium.make("dice_envs/Pig-v0", observation="compact")

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from . import ask, print_json
+from . import ask, model_goal, print_json
 
 
 def add_commands(verbs) -> None:
@@ -145,18 +145,9 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
 
 def evaluate_ayzd(args: argparse.Namespace) -> int:
     """Exact head-to-head of a model or policy against the AYZD-optimal policy, both seats."""
-    import json
-    import os
-
     from dice_envs.agents.zombie_dice_learned import exact_score, resolve_policy
 
-    goal = args.goal
-    sidecar = os.path.splitext(args.policy)[0] + ".json"
-    if goal is None and args.policy.endswith(".zip") and os.path.exists(sidecar):
-        goal = json.loads(open(sidecar).read()).get("goal")
-    goal = 13 if goal is None else goal
-    if not isinstance(goal, int) or goal < 1:
-        raise ValueError(f"--goal must be a positive integer, got {goal!r}")
+    goal = model_goal(args.policy, args.goal, 13)
     stop_when_won = not args.official_ending
     policy = resolve_policy(args.policy, goal, stop_when_won)
     report = {"game": "all_yellow_zombie_dice", "policy": args.policy, "goal": goal, "stop_when_won": stop_when_won}

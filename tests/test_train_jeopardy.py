@@ -1,6 +1,7 @@
-"""Training smoke tests (a few hundred steps): experiments/train_ayzd.py with its exact evaluation,
-checkpoints and resume, `dice-envs evaluate` on the saved model, and MaskablePPO directly on the
-AEC environment with the PettingZoo SB3 action-mask pattern."""
+"""Training smoke tests (a few hundred steps): experiments/train_ayzd.py and train_pig.py (the shared
+loop of experiments/jeopardy_training.py) with their exact evaluation, checkpoints and resume,
+`dice-envs evaluate` on the saved models, and MaskablePPO directly on the AEC environment with the
+PettingZoo SB3 action-mask pattern."""
 
 import importlib.util
 import json
@@ -19,10 +20,10 @@ from dice_envs.cli import main as cli_main  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("train_ayzd", ROOT / "experiments" / "train_ayzd.py")
+def load_script(name: str = "train_ayzd"):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["train_ayzd"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -91,6 +92,51 @@ def test_fixed_opponent_and_bad_arguments(tmp_path, capsys):
         (tmp_path / "minh" / "checkpoint" / "state.json").read_text())  # names a model that is not there
     assert script.main(["--run-dir", str(tmp_path / "broken"), "--steps", "256", "--opponent", "minh", *SMALL]) == 2
     assert "damaged" in capsys.readouterr().err
+
+
+def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
+    script = load_script("train_pig")
+    run_dir = tmp_path / "pig"
+    code, first = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "256")
+    assert code == 0 and first["game"] == "pig" and [h["steps"] for h in first["history"]] == [0, 256]
+    assert -1 < first["difference"] <= 1e-12
+    assert first["references"]["hold_at_20"] == pytest.approx(-0.0798, abs=5e-5)
+    assert first["reached"]["hold_at_20"] == (first["difference"] >= first["references"]["hold_at_20"])
+    assert json.loads((run_dir / "model.json").read_text())["observation"] == "scaled"
+    code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "384", "--eval-every", "128")
+    assert code == 0 and second["resumed"] and second["history"][:2] == first["history"]
+
+    assert cli_main(["evaluate", "pig", str(run_dir / "model.zip"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["difference"] == pytest.approx(second["difference"], abs=1e-12)
+
+    # The model plays as an opponent in Pig-v0, single and batched.
+    import gymnasium
+
+    env = gymnasium.make("dice_envs/Pig-v0", opponent=str(run_dir / "model.zip"), seat=1)
+    env.reset(seed=0)
+    vec = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                             opponent=str(run_dir / "model.zip"), seat=1)
+    vec.reset(seed=0)
+    vec.step(np.ones(4, np.int64))
+
+
+def test_pig_model_policy_reads_its_observation_off_the_model():
+    """A network trained on another goal is refused, not silently mis-scaled."""
+    from sb3_contrib import MaskablePPO
+
+    from dice_envs.agents.pig_learned import ModelPolicy
+    from dice_envs.pig import PigGame
+    from dice_envs.pig_gym import PigEnv
+
+    for kind in ("full", "scaled"):
+        model = MaskablePPO("MlpPolicy", PigEnv(observation=kind, goal=30), n_steps=64, batch_size=64,
+                            device="cpu")
+        policy = ModelPolicy(model, PigGame(30))
+        assert policy.observation_kind == kind
+        assert policy(np.array([0, 5]), np.array([3, 3]), np.array([4, 1])).shape == (2,)
+        with pytest.raises(ValueError, match="another goal"):
+            ModelPolicy(model, PigGame(100))
 
 
 @pytest.mark.parametrize("variant", ["all_yellow", "official"])

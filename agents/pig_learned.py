@@ -1,0 +1,99 @@
+"""Learned models as Pig policies, and exact scoring of any Pig policy.
+
+A model trained on ``dice_envs/Pig-v0`` sees the position ``(i, j, k)`` (own score,
+opponent's score, turn total) and whose turn it is, with ``observation="scaled"``
+divided by the goal.  :class:`ModelPolicy` turns it into a vectorised policy
+``policy(i, j, k)`` by building that observation for every requested position and
+running them through the network in a few large batches; :func:`exact_score`
+queries any policy in *every* position of the solver's grid and evaluates it exactly
+against the optimal policy from both seats (the Difference of the Zombie Dice paper;
+the hold-at-20 rule scores -0.0798 at the goal of 100).
+
+Loading models needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Dict, Optional
+
+import numpy as np
+
+from dice_envs.dice import Die
+from dice_envs.pig import DEFAULT_GOAL, PigGame
+
+from . import pig_solver
+from .jeopardy_learned import roll_probabilities
+from .pig_opponents import solved
+
+__all__ = ["ModelPolicy", "exact_score", "reference_differences"]
+
+#: The fixed rules every learned Pig agent is compared with (exact Differences at the game's goal).
+REFERENCE_HOLD_AT = (20, 25)
+
+
+class ModelPolicy:
+    """A trained network (SB3 model or policy) as a vectorised Pig policy ``(i, j, k)``.
+
+    The observation (``"full"`` or ``"scaled"``) is read off the model's observation
+    space, which must be one of the two spaces of ``dice_envs/Pig-v0`` for ``game``.
+
+    Args:
+        model: an SB3 model or its ``.policy``.
+        game: the :class:`~dice_envs.pig.PigGame` it was trained on (default goal 100, fair d6).
+        greedy: the network's greedy decision (default) or its roll probability.
+    """
+
+    def __init__(self, model, game: Optional[PigGame] = None, greedy: bool = True):
+        self.policy_net = getattr(model, "policy", model)
+        self.game = game if game is not None else PigGame()
+        space = self.policy_net.observation_space
+        high = np.asarray(getattr(space, "high", None), np.float32)
+        kinds = {"full": self.game.observation_bounds()[1], "scaled": self.game.scaled_bounds()[1]}
+        matches = [name for name, bound in kinds.items() if high.shape == bound.shape and np.allclose(high, bound)]
+        if not matches:
+            raise ValueError(
+                f"the model's observation space {space} is not one of dice_envs/Pig-v0's for {self.game!r} "
+                f"(observation='full' or 'scaled'); was it trained on another goal or die?"
+            )
+        self.observation_kind = matches[0]
+        self.greedy = greedy
+        self.__name__ = "learned"
+
+    def __call__(self, i, j, k):
+        i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
+        obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
+        if self.observation_kind == "scaled":
+            obs = self.game.scaled_observation(obs)
+        return roll_probabilities(self.policy_net, obs, self.greedy).reshape(i.shape)
+
+
+@lru_cache(maxsize=8)
+def reference_differences(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Dict[str, float]:
+    """Exact Differences of the hold-at rules of :data:`REFERENCE_HOLD_AT` against optimal play."""
+    optimal = solved(goal, die).as_policy()
+    return {f"hold_at_{n}": pig_solver.head_to_head(pig_solver.hold_at(n), optimal, goal, die).difference
+            for n in REFERENCE_HOLD_AT}
+
+
+def exact_score(policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Dict:
+    """Exact head-to-head of ``policy`` against the optimal policy, from both seats.
+
+    The policy is queried once, in every position of the grid, then evaluated
+    exactly.  Returns ``win_as_first``, ``win_as_second``, ``difference``, and under
+    ``reached`` whether the Difference is at least each reference rule's
+    (:func:`reference_differences`, also returned as ``references``).
+    """
+    optimal = solved(goal, die).as_policy()
+    table = pig_solver.policy_table(policy, goal)
+    top = goal
+
+    def candidate(i, j, k):
+        return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
+
+    candidate.__name__ = getattr(policy, "__name__", "policy")
+    result = pig_solver.head_to_head(candidate, optimal, goal, die).as_dict()
+    references = reference_differences(goal, die)
+    result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in references.items()}
+    result["references"] = dict(references)
+    return result

@@ -1,0 +1,113 @@
+"""Checks shared by the batched-rules tests (``tests/test_batched_*.py``).
+
+* :func:`drive` plays random games in a batch and in the rules core side by side
+  (the batch's chance outcomes applied to the core, the same actions, legal and
+  illegal) and asserts that they agree on every current player, mask, observation
+  of every seat, reward and termination.
+* :func:`chi_square` and :func:`outcomes_after_roll` compare the batch's chance draws
+  with the rules core's exact ``chance_outcomes()``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from scipy import stats
+
+from dice_envs.core import IllegalActionError
+
+HEADLINE = 100_000  # agent steps per headline configuration
+
+
+def follow_chance(state, batch, k):
+    """Apply to the rules-core ``state`` the chance outcomes the batch drew in game ``k``."""
+    for outcome in batch.drawn_outcomes(k):
+        assert state.is_chance_node(), (k, state, outcome)
+        state = state.apply(outcome)
+    assert not state.is_chance_node(), (k, state)
+    return state
+
+
+def start(game, batch, k):
+    """The rules core's opening state of game ``k``, with the batch's chance outcome."""
+    return follow_chance(game.new_initial_state(), batch, k)
+
+
+def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, hold_bias: float = 0.5):
+    """Play random games in ``batch`` and in the rules core side by side; assert they agree."""
+    game = batch.game
+    n, players = batch.num_envs, game.num_players
+    rng = np.random.default_rng(seed)
+    choose = np.random.default_rng(seed + 1)
+    batch.reset(rng)
+    cores = [start(game, batch, k) for k in range(n)]
+    done_steps = finished = illegal_games = 0
+    while done_steps < agent_steps:
+        current = batch.current_player()
+        masks = batch.action_mask()
+        views = [batch.observe(p) for p in range(players)]
+        actions = np.empty(n, np.int64)
+        for k, core in enumerate(cores):
+            assert current[k] == core.current_player, (k, core)
+            np.testing.assert_array_equal(masks[k], core.action_mask(), err_msg=repr(core))
+            for p in range(players):
+                np.testing.assert_array_equal(views[p][k], core.observation(p), err_msg=f"seat {p}: {core!r}")
+            legal = core.legal_actions()
+            if choose.random() < illegal_rate:
+                actions[k] = choose.integers(-1, game.num_actions + 1)
+            elif len(legal) == 2 and game.num_actions == 2:
+                actions[k] = legal[choose.random() < hold_bias]
+            else:
+                actions[k] = legal[choose.integers(len(legal))]
+        rewards, terminated = batch.step(actions, rng)
+        after = [batch.observe(p) for p in range(players)]
+        for k in range(n):
+            core = cores[k]
+            try:
+                core = core.apply(int(actions[k]))
+            except IllegalActionError:
+                expected = np.zeros(players, np.float32)
+                expected[cores[k].current_player] = -1.0
+                np.testing.assert_array_equal(rewards[k], expected)
+                assert terminated[k]
+                illegal_games += 1
+                continue
+            cores[k] = core = follow_chance(core, batch, k)
+            np.testing.assert_array_equal(rewards[k], np.asarray(core.returns(), np.float32), err_msg=repr(core))
+            assert terminated[k] == core.is_terminal(), (k, core)
+            for p in range(players):
+                np.testing.assert_array_equal(after[p][k], core.observation(p), err_msg=f"seat {p}: {core!r}")
+        assert (batch.current_player()[terminated] == -2).all()
+        finished += int(terminated.sum())
+        batch.reset(rng, where=terminated)
+        for k in np.flatnonzero(terminated):
+            cores[k] = start(game, batch, k)
+        done_steps += n
+    return finished, illegal_games
+
+
+def chi_square(observed: Counter, exact) -> float:
+    """p-value of the observed outcome counts against the exact ``[(outcome, probability)]``."""
+    total = sum(observed.values())
+    assert set(observed) <= {o for o, _ in exact}, "an outcome the rules core never gives"
+    expected = np.array([float(p) * total for _, p in exact])
+    counts = np.array([observed.get(o, 0) for o, _ in exact], float)
+    # Pool the rare outcomes so every bin expects at least 5.
+    rare = expected < 5
+    if rare.any():
+        expected = np.append(expected[~rare], expected[rare].sum())
+        counts = np.append(counts[~rare], counts[rare].sum())
+    return stats.chisquare(counts, expected).pvalue
+
+
+def outcomes_after_roll(batch, state, draws: int, seed: int) -> Counter:
+    """Load ``state`` into every game, roll, and count the chance outcomes drawn."""
+    batch.load_states([state] * batch.num_envs)
+    counts = Counter()
+    rng = np.random.default_rng(seed)
+    for _ in range(draws // batch.num_envs):
+        batch.load_states([state] * batch.num_envs)
+        batch.step(np.ones(batch.num_envs, np.int64), rng)
+        counts.update(batch.chance_outcome(k) for k in range(batch.num_envs))
+    return counts
