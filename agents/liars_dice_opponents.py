@@ -11,27 +11,10 @@ a :class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`, ...).
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import numpy as np
 
-from dice_envs.core import sample_action
-
-from .random_opponent import RandomOpponent
-
-
-class PolicyOpponent:
-    """Samples from ``policy.action_probabilities(state)``; seeded through :meth:`reset`."""
-
-    def __init__(self, policy, rng: Optional[np.random.Generator] = None):
-        self.policy = policy
-        self.rng = rng if rng is not None else np.random.default_rng()
-
-    def reset(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def __call__(self, state) -> int:
-        return sample_action(self.policy.action_probabilities(state), self.rng)
+from .opponents import PolicyOpponent, RandomOpponent
 
 
 def make_opponent(spec, game, exploitability: float = 1e-4):

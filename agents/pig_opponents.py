@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
-from .random_opponent import RandomOpponent
+from .opponents import RandomOpponent
 
 NAMES = ("optimal", "hold_at_N", "random")
 

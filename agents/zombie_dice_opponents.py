@@ -16,7 +16,7 @@ import numpy as np
 from dice_envs.zombie_dice import ZombieDiceState
 
 from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
-from .random_opponent import RandomOpponent
+from .opponents import RandomOpponent
 
 
 class TableAgent(PolicyAgent):

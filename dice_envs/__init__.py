@@ -15,6 +15,8 @@ Gymnasium's registry::
     import gymnasium, dice_envs
     env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
     env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
+    env = gymnasium.make("dice_envs/Pig-v0", opponent="optimal")
+    env = gymnasium.make("dice_envs/ClosestNumber-v0", opponent="equilibrium")
 
 ``all_environments`` maps each environment name to its module;
 ``single_agent_environments`` maps each Gymnasium id to its entry point.
@@ -43,6 +45,7 @@ single_agent_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
     "Pig-v0": "dice_envs.pig_gym:PigEnv",
+    "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberEnv",
 }
 
 # Batched versions of the single-agent ids, for gymnasium.make_vec(..., vectorization_mode="vector_entry_point").
@@ -50,6 +53,7 @@ vector_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceVectorEnv",
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceVectorEnv",
     "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
+    "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberVectorEnv",
 }
 
 

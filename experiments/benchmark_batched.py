@@ -36,7 +36,8 @@ GAMES = {
     "liars_dice": ("dice_envs/liars_dice-v0", dict(faces=6, wild=True), "liars_dice_batched", "LiarsDiceBatch",
                    dict(faces=6, wild=True), ("dice_envs/LiarsDice-v0", dict(opponent="equilibrium", wild=True))),
     "shakes": ("dice_envs/shakes-v0", dict(), None, None, None, None),
-    "closest_number": ("dice_envs/closest_number-v0", dict(), None, None, None, None),
+    "closest_number": ("dice_envs/closest_number-v0", dict(), "closest_number_batched", "ClosestNumberBatch", dict(),
+                       ("dice_envs/ClosestNumber-v0", dict(opponent="random"))),
 }
 
 

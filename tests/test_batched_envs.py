@@ -21,6 +21,7 @@ from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
 from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
 from dice_envs.core import IllegalActionError
 from dice_envs.liars_dice_gym import LiarsDiceVectorEnv
+from dice_envs.closest_number_gym import ClosestNumberVectorEnv
 from dice_envs.pig_gym import PigVectorEnv
 from dice_envs.vector import BatchedSelfPlayEnv
 from dice_envs.zombie_dice_batched import ZombieDiceBatch
@@ -36,6 +37,9 @@ VECTOR_IDS = [
     ("dice_envs/Pig-v0", dict(observation="scaled"), PigVectorEnv, (4,)),
     ("dice_envs/LiarsDice-v0", dict(faces=4, wild=True), LiarsDiceVectorEnv, (2 + 4 + 9,)),
     ("dice_envs/LiarsDice-v0", dict(num_players=3, opponent="random"), LiarsDiceVectorEnv, (3 + 6 + 19,)),
+    ("dice_envs/ClosestNumber-v0", dict(), ClosestNumberVectorEnv, (10 * 5 + 6 + 4,)),
+    ("dice_envs/ClosestNumber-v0", dict(num_players=3, numbers=7, round3="one_card"), ClosestNumberVectorEnv,
+     (7 * 6 + 9 + 4,)),
 ]
 
 

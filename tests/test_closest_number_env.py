@@ -243,3 +243,30 @@ def test_render_ansi_and_human(capsys):
     human.reset(seed=3)
     human.step(0)
     assert "card on 1" in capsys.readouterr().out
+
+
+def test_single_agent_id_against_the_equilibrium():
+    """dice_envs/ClosestNumber-v0: Gymnasium's checker passes, and random play loses to the
+    equilibrium far more often than it wins (its value for any agent is at most 0)."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("dice_envs/ClosestNumber-v0", numbers=6)
+    check_env(env.unwrapped, skip_render_check=True)
+    rng = np.random.default_rng(0)
+    total = 0.0
+    for game in range(200):
+        obs, info = env.reset(seed=game)
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        total += reward
+    assert total / 200 < -0.3
+    with pytest.raises(ValueError, match="two players"):
+        gymnasium.make("dice_envs/ClosestNumber-v0", num_players=3, numbers=8)
+    with pytest.raises(ValueError, match="opponent"):
+        gymnasium.make("dice_envs/ClosestNumber-v0", opponent="optimal")
+    with pytest.raises(ValueError, match="no equilibrium opponent yet"):
+        gymnasium.make_vec("dice_envs/ClosestNumber-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                           opponent="equilibrium")
