@@ -17,6 +17,7 @@ Gymnasium's registry::
     env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
     env = gymnasium.make("dice_envs/Pig-v0", opponent="optimal")
     env = gymnasium.make("dice_envs/ClosestNumber-v0", opponent="equilibrium")
+    env = gymnasium.make("dice_envs/Shakes-v0", num_players=4)  # the court: one decision maker
 
 ``all_environments`` maps each environment name to its module;
 ``single_agent_environments`` maps each Gymnasium id to its entry point.
@@ -46,6 +47,7 @@ single_agent_environments = {
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
     "Pig-v0": "dice_envs.pig_gym:PigEnv",
     "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberEnv",
+    "Shakes-v0": "dice_envs.shakes_gym:ShakesEnv",
 }
 
 # Batched versions of the single-agent ids, for gymnasium.make_vec(..., vectorization_mode="vector_entry_point").
@@ -54,6 +56,7 @@ vector_environments = {
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceVectorEnv",
     "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
     "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberVectorEnv",
+    "Shakes-v0": "dice_envs.shakes_gym:ShakesVectorEnv",
 }
 
 

@@ -35,7 +35,8 @@ GAMES = {
             ("dice_envs/Pig-v0", dict(opponent="optimal"))),
     "liars_dice": ("dice_envs/liars_dice-v0", dict(faces=6, wild=True), "liars_dice_batched", "LiarsDiceBatch",
                    dict(faces=6, wild=True), ("dice_envs/LiarsDice-v0", dict(opponent="equilibrium", wild=True))),
-    "shakes": ("dice_envs/shakes-v0", dict(), None, None, None, None),
+    "shakes": ("dice_envs/shakes-v0", dict(), "shakes_batched", "ShakesCourtBatch", dict(),
+               ("dice_envs/Shakes-v0", dict())),
     "closest_number": ("dice_envs/closest_number-v0", dict(), "closest_number_batched", "ClosestNumberBatch", dict(),
                        ("dice_envs/ClosestNumber-v0", dict(opponent="random"))),
 }

@@ -34,6 +34,21 @@ def start(game, batch, k):
     return follow_chance(game.new_initial_state(), batch, k)
 
 
+def assert_rows_equal(actual: np.ndarray, expected: np.ndarray, cores, what: str, rows=None) -> None:
+    """Compare a whole step's rows at once; on a mismatch, name the first game and its core state."""
+    rows = np.arange(len(cores)) if rows is None else rows
+    if np.array_equal(actual[rows], expected[rows]):
+        return
+    bad = rows[np.flatnonzero((actual[rows] != expected[rows]).reshape(len(rows), -1).any(axis=1))[0]]
+    raise AssertionError(f"{what} differs in game {bad}: batch {actual[bad]}, rules core {expected[bad]}; "
+                         f"core state {cores[bad]!r}")
+
+
+def core_views(cores, players: int):
+    """Every seat's rules-core observation in every game: ``(players, n) + shape``."""
+    return np.stack([np.stack([core.observation(p) for core in cores]) for p in range(players)])
+
+
 def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, hold_bias: float = 0.5):
     """Play random games in ``batch`` and in the rules core side by side; assert they agree."""
     game = batch.game
@@ -44,15 +59,12 @@ def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, ho
     cores = [start(game, batch, k) for k in range(n)]
     done_steps = finished = illegal_games = 0
     while done_steps < agent_steps:
-        current = batch.current_player()
-        masks = batch.action_mask()
-        views = [batch.observe(p) for p in range(players)]
+        assert_rows_equal(batch.current_player(), np.array([c.current_player for c in cores]), cores, "current player")
+        assert_rows_equal(batch.action_mask(), np.stack([c.action_mask() for c in cores]), cores, "action mask")
+        views = np.stack([batch.observe(p) for p in range(players)])
+        assert_rows_equal(views.swapaxes(0, 1), core_views(cores, players).swapaxes(0, 1), cores, "observation")
         actions = np.empty(n, np.int64)
         for k, core in enumerate(cores):
-            assert current[k] == core.current_player, (k, core)
-            np.testing.assert_array_equal(masks[k], core.action_mask(), err_msg=repr(core))
-            for p in range(players):
-                np.testing.assert_array_equal(views[p][k], core.observation(p), err_msg=f"seat {p}: {core!r}")
             legal = core.legal_actions()
             if choose.random() < illegal_rate:
                 actions[k] = choose.integers(-1, game.num_actions + 1)
@@ -61,23 +73,27 @@ def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, ho
             else:
                 actions[k] = legal[choose.integers(len(legal))]
         rewards, terminated = batch.step(actions, rng)
-        after = [batch.observe(p) for p in range(players)]
+        expected_rewards = np.zeros((n, players), np.float32)
+        expected_terminated = np.zeros(n, bool)
+        legal_rows = []
         for k in range(n):
             core = cores[k]
             try:
                 core = core.apply(int(actions[k]))
             except IllegalActionError:
-                expected = np.zeros(players, np.float32)
-                expected[cores[k].current_player] = -1.0
-                np.testing.assert_array_equal(rewards[k], expected)
-                assert terminated[k]
+                expected_rewards[k, core.current_player] = -1.0
+                expected_terminated[k] = True
                 illegal_games += 1
                 continue
             cores[k] = core = follow_chance(core, batch, k)
-            np.testing.assert_array_equal(rewards[k], np.asarray(core.returns(), np.float32), err_msg=repr(core))
-            assert terminated[k] == core.is_terminal(), (k, core)
-            for p in range(players):
-                np.testing.assert_array_equal(after[p][k], core.observation(p), err_msg=f"seat {p}: {core!r}")
+            expected_rewards[k] = core.returns()
+            expected_terminated[k] = core.is_terminal()
+            legal_rows.append(k)
+        assert_rows_equal(rewards, expected_rewards, cores, "reward")
+        assert_rows_equal(terminated, expected_terminated, cores, "termination")
+        after = np.stack([batch.observe(p) for p in range(players)]).swapaxes(0, 1)
+        assert_rows_equal(after, core_views(cores, players).swapaxes(0, 1), cores, "observation after the step",
+                          rows=np.array(legal_rows, np.intp))
         assert (batch.current_player()[terminated] == -2).all()
         finished += int(terminated.sum())
         batch.reset(rng, where=terminated)

@@ -23,6 +23,7 @@ from dice_envs.core import IllegalActionError
 from dice_envs.liars_dice_gym import LiarsDiceVectorEnv
 from dice_envs.closest_number_gym import ClosestNumberVectorEnv
 from dice_envs.pig_gym import PigVectorEnv
+from dice_envs.shakes_gym import ShakesVectorEnv
 from dice_envs.vector import BatchedSelfPlayEnv
 from dice_envs.zombie_dice_batched import ZombieDiceBatch
 from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
@@ -38,6 +39,8 @@ VECTOR_IDS = [
     ("dice_envs/LiarsDice-v0", dict(faces=4, wild=True), LiarsDiceVectorEnv, (2 + 4 + 9,)),
     ("dice_envs/LiarsDice-v0", dict(num_players=3, opponent="random"), LiarsDiceVectorEnv, (3 + 6 + 19,)),
     ("dice_envs/ClosestNumber-v0", dict(), ClosestNumberVectorEnv, (10 * 5 + 6 + 4,)),
+    ("dice_envs/Shakes-v0", dict(), ShakesVectorEnv, (10,)),
+    ("dice_envs/Shakes-v0", dict(num_players=2, objective="saved"), ShakesVectorEnv, (6,)),
     ("dice_envs/ClosestNumber-v0", dict(num_players=3, numbers=7, round3="one_card"), ClosestNumberVectorEnv,
      (7 * 6 + 9 + 4,)),
 ]
@@ -63,9 +66,11 @@ def test_make_vec_gives_the_batched_env(env_id, kwargs, cls, shape):
         assert masks.shape == (64, env.single_action_space.n) and masks.dtype == bool and masks.any(axis=1).all()
         np.testing.assert_array_equal(info["action_mask"], masks)
         obs, reward, terminated, truncated, info = env.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
-        assert reward.shape == (64,) and set(np.unique(reward)) <= {-1.0, 0.0, 1.0}
+        assert reward.shape == (64,)
+        if kwargs.get("objective") != "saved":  # the Shakes may pay the patients saved
+            assert set(np.unique(reward)) <= {-1.0, 0.0, 1.0}
         assert (reward[~terminated] == 0).all()
-        if env.game.num_players == 2:
+        if env.game.num_players == 2 and cls is not ClosestNumberVectorEnv:  # Closest Number has draws
             assert (reward[terminated] != 0).all()
         if terminated.any():
             np.testing.assert_array_equal(info["_final_obs"], terminated | truncated)
@@ -124,6 +129,24 @@ def test_pig_win_rate_against_the_optimal_opponent_is_the_exact_one():
     exact = 0.5 * (pig_solver.evaluate(hold, optimal) + 1 - pig_solver.evaluate(optimal, hold))
     rate, games = play_policy(make("dice_envs/Pig-v0", num_envs=20_000), hold)
     assert abs(rate - exact) < 4 * np.sqrt(exact * (1 - exact) / games)
+
+
+def test_shakes_court_choosing_at_random_wins_with_the_exact_probability():
+    """A court that picks treatments uniformly saves each patient with probability mean(e)/6,
+    so it wins with P(Binomial(18, 1/3) >= 7) with four treatments (efficacies 4, 2, 1, 1)."""
+    from scipy import stats
+
+    env = make("dice_envs/Shakes-v0", num_envs=40_000)
+    env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    won, counted = np.zeros(env.num_envs, bool), np.zeros(env.num_envs, bool)
+    while not counted.all():
+        _, reward, terminated, _, _ = env.step(rng.integers(0, 4, env.num_envs))
+        first = terminated & ~counted
+        won[first] = reward[first] > 0
+        counted |= first
+    exact = stats.binom.sf(6, 18, 1 / 3)
+    assert abs(won.mean() - exact) < 4 * np.sqrt(exact * (1 - exact) / env.num_envs)
 
 
 def test_liars_dice_value_against_the_equilibrium_opponent_is_the_exact_one():
