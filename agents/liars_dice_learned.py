@@ -19,6 +19,8 @@ torch is imported only when a network is built or run.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 # -- exact action values on the public tree ------------------------------------------------
@@ -215,10 +217,14 @@ class LearnedLiarsDicePolicy:
 
         from dice_envs.liars_dice import LiarsDiceGame
 
-        blob = torch.load(path, map_location="cpu", weights_only=False)
-        game = LiarsDiceGame(**blob["game"])
-        net = build_network(blob["game"], blob["hidden"])
-        net.load_state_dict(blob["net"])
+        try:  # weights_only: tensors and plain containers; a crafted pickle cannot run code
+            blob = torch.load(path, map_location="cpu", weights_only=True)
+            game = LiarsDiceGame(**blob["game"])
+            net = build_network(blob["game"], blob["hidden"])
+            net.load_state_dict(blob["net"])
+        except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
+            raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
+                             f"experiments/train_liars_dice.py ({type(err).__name__}: {str(err)[:200]})") from None
         return cls(game, net)
 
     def probabilities_from_observation(self, observation) -> np.ndarray:
@@ -259,10 +265,18 @@ class LearnedLiarsDicePolicy:
 
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
-    """The CFR+ reference, from (or into) the solver's disk cache."""
+    """The CFR+ reference, from (or into) the solver's disk cache; a warning says so if
+    the iteration cap stopped it above ``target``."""
+    import warnings
+
     from dice_envs.agents.liars_dice_solver import default_cache_dir, solve
 
-    return solve(game, target, cache_dir=cache_dir or default_cache_dir())
+    result = solve(game, target, cache_dir=cache_dir or default_cache_dir())
+    if result.exploitability > target:
+        warnings.warn(f"the equilibrium of {game!r} reached an exploitability of {result.exploitability:.3g} in "
+                      f"{result.iterations} iterations, above the {target:g} asked for", RuntimeWarning,
+                      stacklevel=2)
+    return result
 
 
 def exact_scores(tree, policy, eq_policy) -> dict:

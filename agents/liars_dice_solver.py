@@ -39,10 +39,6 @@ of any policy that answers :meth:`action_probabilities(state) <Policy>`
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
@@ -51,6 +47,11 @@ import numpy as np
 
 from dice_envs.core import sample_action
 from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState
+from dice_envs.resources import check_resources
+from dice_envs.validation import check_choice, check_int, check_real
+
+from . import solver_cache
+from .solver_cache import default_cache_dir  # noqa: F401  (re-exported: the default for every caller)
 
 __all__ = [
     "PublicTree",
@@ -70,6 +71,10 @@ __all__ = [
 MAX_PUBLIC_NODES = 2**25
 
 SOLVER_VERSION = 1
+
+#: Peak memory of a CFR+ solve per (public node, roll): about 25 float64 arrays of the
+#: public tree's shape are live (measured: 130 MB for 2**16 nodes x 10 rolls).
+BYTES_PER_NODE_ROLL = 200
 
 
 class PublicTree:
@@ -98,6 +103,8 @@ class PublicTree:
         self.prior_exact = [p for _, p in dist]
         self.prior = np.array([float(p) for p in self.prior_exact])
         self.R = R = len(self.rolls)
+        check_resources(f"the public tree of {game!r} (2**{B} public nodes x {R} rolls)",
+                        BYTES_PER_NODE_ROLL * N * R)
         if N * R > MAX_PUBLIC_NODES:
             raise ValueError(
                 f"game too large for the public-tree solver: 2**{B} public nodes x {R} rolls "
@@ -605,14 +612,13 @@ def solve(
     Raises:
         ValueError: for a bad argument or a game that is too large.
     """
-    if algorithm not in ("cfr+", "cfr"):
-        raise ValueError(f"algorithm must be 'cfr+' or 'cfr', got {algorithm!r}")
-    if not (isinstance(target_exploitability, (int, float)) and target_exploitability > 0):
-        raise ValueError(f"target_exploitability must be a positive number, got {target_exploitability!r}")
-    if not isinstance(max_iterations, int) or max_iterations < 1:
-        raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
+    check_choice("algorithm", algorithm, ("cfr+", "cfr"))
+    target_exploitability = check_real("target_exploitability", target_exploitability, 0, low_open=True)
+    max_iterations = check_int("max_iterations", max_iterations, 1)
+    if max_seconds is not None:
+        max_seconds = check_real("max_seconds", max_seconds, 0, low_open=True)
     if cache_dir is not None:
-        cached = load_cached(game, target_exploitability, algorithm, cache_dir)
+        cached = load_cached(game, target_exploitability, algorithm, cache_dir, max_iterations)
         if cached is not None:
             return cached
     t0 = time.perf_counter()
@@ -633,8 +639,10 @@ def solve(
             break
     out = SolveResult(game, algorithm, solver.average_policy(), result.value_first_player, expl,
                       solver.iteration, time.perf_counter() - t0, history)
-    if cache_dir is not None and expl <= target_exploitability:
-        store_cached(out, target_exploitability, cache_dir)
+    # A run stopped by the iteration cap is cached too (it would stop there again); one
+    # stopped by the clock is not (it might get further next time).
+    if cache_dir is not None and (expl <= target_exploitability or solver.iteration >= max_iterations):
+        store_cached(out, target_exploitability, cache_dir, max_iterations)
     return out
 
 
@@ -642,72 +650,57 @@ def solve(
 # on-disk cache
 
 
-def default_cache_dir() -> str:
-    """``$DICE_ENVS_CACHE`` or ``~/.cache/dice_envs``."""
-    return os.environ.get("DICE_ENVS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dice_envs")
+def _cache_key(game: LiarsDiceGame, target: float, algorithm: str, max_iterations: int) -> dict:
+    return {"solver_version": SOLVER_VERSION, "game": game.config(), "target": float(target), "algorithm": algorithm,
+            "max_iterations": int(max_iterations)}
 
 
-def _cache_key(game: LiarsDiceGame, target: float, algorithm: str) -> dict:
-    return {"solver_version": SOLVER_VERSION, "game": game.config(), "target": float(target), "algorithm": algorithm}
+def _cache_path(game, target, algorithm, max_iterations, cache_dir) -> str:
+    return solver_cache.cache_path("liars_dice", _cache_key(game, target, algorithm, max_iterations), cache_dir)
 
 
-def _cache_path(game, target, algorithm, cache_dir) -> str:
-    key = json.dumps(_cache_key(game, target, algorithm), sort_keys=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return os.path.join(cache_dir, f"liars_dice_{digest}.npz")
-
-
-def store_cached(result: SolveResult, target: float, cache_dir: str) -> str:
-    """Write the average policy and its figures atomically (temp file + rename)."""
-    os.makedirs(cache_dir, exist_ok=True)
-    path = _cache_path(result.game, target, result.algorithm, cache_dir)
-    meta = {**_cache_key(result.game, target, result.algorithm), "iterations": result.iterations,
+def store_cached(result: SolveResult, target: float, cache_dir: str, max_iterations: int = 100_000) -> Optional[str]:
+    """Write the average policy and its figures atomically; None (with one warning) if the
+    cache location cannot be written (:mod:`dice_envs.agents.solver_cache`)."""
+    path = _cache_path(result.game, target, result.algorithm, max_iterations, cache_dir)
+    meta = {**_cache_key(result.game, target, result.algorithm, max_iterations), "iterations": result.iterations,
             "seconds": result.seconds, "value_first_player": result.value_first_player,
             "exploitability": result.exploitability, "history": result.history}
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, edge=result.policy.edge, call=result.policy.call, meta=np.array(json.dumps(meta)))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return solver_cache.store(path, {"edge": result.policy.edge, "call": result.policy.call}, meta)
 
 
-def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: str) -> Optional[SolveResult]:
+def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: str,
+                max_iterations: int = 100_000) -> Optional[SolveResult]:
     """The cached result, or ``None`` if missing, stale or damaged.
 
-    The cache is trusted only if its metadata matches this game, target, algorithm
-    and solver version, the arrays have the right shape, and the stored policy's
-    exploitability, recomputed exactly now, meets the target and agrees with the
-    stored value.  Anything else is treated as absent (and overwritten by the next
-    solve).
+    The cache is trusted only if its metadata matches this game, target, algorithm,
+    iteration cap and solver version, the arrays have the right shape, and the stored
+    policy's exploitability, recomputed exactly now, agrees with the stored value and
+    meets the target (or the solve ran all its iterations).  Anything else is treated as
+    absent (and overwritten by the next solve).
     """
-    path = _cache_path(game, target, algorithm, cache_dir)
-    if not os.path.exists(path):
+    found = solver_cache.load(_cache_path(game, target, algorithm, max_iterations, cache_dir))
+    if found is None:
         return None
+    arrays, meta = found
+    key = _cache_key(game, target, algorithm, max_iterations)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            edge, call = data["edge"], data["call"]
-        if {k: meta.get(k) for k in ("solver_version", "game", "target", "algorithm")} != _cache_key(
-            game, target, algorithm
-        ):
+        if {k: meta.get(k) for k in key} != key:
             return None
+        edge, call = arrays["edge"], arrays["call"]
         tree = PublicTree(game)
         if edge.shape != (tree.N, tree.R) or call.shape != (tree.N, tree.R):
             return None
         policy = TreePolicy(tree, edge, call)
         ev = evaluate(tree, policy)
-        if not (ev.exploitability <= target and abs(ev.exploitability - meta["exploitability"]) < 1e-9
+        finished = ev.exploitability <= target or meta["iterations"] >= max_iterations
+        if not (finished and abs(ev.exploitability - meta["exploitability"]) < 1e-9
                 and abs(ev.value_first_player - meta["value_first_player"]) < 1e-9):
             return None
-    except Exception:  # damaged file: unreadable, truncated, bad JSON, wrong types
+        return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, int(meta["iterations"]),
+                           float(meta["seconds"]), [tuple(h) for h in meta["history"]], cached=True)
+    except (KeyError, TypeError, ValueError):  # wrong types or values in a well-formed file
         return None
-    return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, meta["iterations"],
-                       meta["seconds"], [tuple(h) for h in meta["history"]], cached=True)
 
 
 def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,

@@ -40,7 +40,7 @@ from dice_envs.pig import BUST_FACE, DEFAULT_GOAL, check_pig_die
 
 from .head_to_head import HeadToHead
 from .head_to_head import head_to_head as shared_head_to_head
-from .jeopardy_solver import ScoreRules, TurnModel, solve_score_grid
+from .jeopardy_solver import ScoreRules, TurnModel, query_policy, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 
@@ -187,9 +187,7 @@ def policy_table(policy: Policy, goal: int) -> np.ndarray:
     i = np.arange(M)[:, None, None]
     j = np.arange(M)[None, :, None]
     k = np.arange(1, M)[None, None, :]
-    values = np.broadcast_to(np.asarray(policy(i, j, k), float), (M, M, M - 1))
-    if np.any((values < 0) | (values > 1)) or np.isnan(values).any():
-        raise ValueError("a policy must return roll probabilities in [0, 1]")
+    values = query_policy(policy, (i, j, k), (M, M, M - 1), "(i, j, k)")
     table = np.ones((M, M, M))
     table[..., 1:] = values
     return table

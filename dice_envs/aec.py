@@ -24,6 +24,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .core import Game, GameState, IllegalActionError
+from .validation import as_action, check_optional_int
 
 
 def wrap_env(raw):
@@ -53,7 +54,7 @@ class ActionSpaceCheckWrapper(BaseWrapper):
             agent = raw.agent_selection
             if not (raw.terminations[agent] or raw.truncations[agent]):
                 raise IllegalActionError(f"{agent}: action None is only for agents whose game is over")
-        elif not isinstance(action, (int, np.integer)) or not 0 <= action < self._n:
+        elif as_action(action) is None or not 0 <= as_action(action) < self._n:
             raise IllegalActionError(f"action {action!r} is not in the action space Discrete({self._n})")
         self.env.step(action)
 
@@ -77,8 +78,7 @@ class RulesCoreEnv(AECEnv):
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
             )
-        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1):
-            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        max_cycles = check_optional_int("max_cycles (None or a number of decisions)", max_cycles, 1)
         self.game = game
         self.render_mode = render_mode
         self.max_cycles = max_cycles

@@ -34,6 +34,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from .core import TERMINAL, Game, GameState
+from .validation import check_int
 
 State = Dict[str, np.ndarray]
 
@@ -57,9 +58,7 @@ class _Rows(dict):
 
 
 def check_num_envs(num_envs) -> int:
-    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    return int(num_envs)
+    return check_int("num_envs", num_envs, 1)
 
 
 def categorical(u: np.ndarray, cumulative: np.ndarray) -> np.ndarray:

@@ -60,6 +60,8 @@ from typing import Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState, IllegalActionError
+from .validation import as_action
+from .validation import check_int as _check_int
 
 __all__ = [
     "ClosestNumberGame",
@@ -72,15 +74,6 @@ __all__ = [
 
 ROUND3_READINGS = ("two_cards", "one_card")
 MAX_NUMBERS = 40
-
-
-def _check_int(name: str, value, low: int, high: Optional[int]) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f"from {low} to {high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return int(value)
 
 
 def score_board(cards: Iterable[Tuple[int, int]], num_players: int, numbers: int) -> Tuple[int, ...]:
@@ -341,10 +334,9 @@ class ClosestNumberState(GameState):
         a second scoring card where the decoy is due)."""
         if self.is_terminal() or self.is_chance_node():
             return super().check_action(action)
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer, got {action!r}") from None
+        a = as_action(action)
+        if a is None:
+            return super().check_action(action)  # says why it is not an action
         legal = self.legal_actions()
         if a in legal:
             return a

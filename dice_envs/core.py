@@ -26,6 +26,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .dice import Sampler
+from .validation import as_action, describe
 
 CHANCE = -1
 TERMINAL = -2
@@ -91,10 +92,10 @@ class GameState(abc.ABC):
             raise IllegalActionError("the game is over; no action is legal")
         if self.is_chance_node():
             raise IllegalActionError("a chance node is not decided by a player")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer, got {action!r}") from None
+        a = as_action(action)
+        if a is None:
+            raise IllegalActionError(f"an action must be an integer (not a bool, float or string), "
+                                     f"got {describe(action)}")
         legal = self.legal_actions()
         if a not in legal:
             names = ", ".join(f"{i}={self.game.action_name(i)}" for i in legal)

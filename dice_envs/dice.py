@@ -30,6 +30,8 @@ from typing import Hashable, Iterable, Sequence, Tuple, TypeVar
 
 import numpy as np
 
+from .validation import check_int
+
 Outcome = TypeVar("Outcome", bound=Hashable)
 Distribution = list  # list[tuple[Outcome, Fraction]]
 
@@ -138,8 +140,7 @@ class Die:
 
 def d(sides: int, name: str | None = None) -> Die:
     """A fair die numbered ``1..sides`` (``d(6)`` is the ordinary cube)."""
-    if not isinstance(sides, (int, np.integer)) or sides < 1:
-        raise ValueError(f"sides must be a positive integer, got {sides!r}")
+    check_int("sides", sides, 1)
     return Die(tuple(range(1, sides + 1)), name=name or f"d{sides}")
 
 
@@ -225,10 +226,8 @@ def order_statistic(die: Die, n: int, k: int) -> Distribution:
     a binomial tail, so it is exact and fast for any ``n``.  Outcomes are the
     faces in increasing order (zero-probability faces dropped).
     """
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"number of dice must be a positive integer, got {n!r}")
-    if not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-        raise ValueError(f"k must be an integer from 1 to n={n}, got {k!r}")
+    n = check_int("number of dice", n, 1)
+    check_int("k", k, 1, n)
     out = []
     below = Fraction(0)  # P(one die <= previous face)
     tail_prev = Fraction(0)  # P(X_(k) <= previous face)

@@ -49,20 +49,13 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import combine, d, roll_counts
+from .validation import check_bool
+from .validation import check_int as _check_int
 
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "seed_game", "tree_size"]
 
 #: Node counts the seed reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
-
-
-def _check_int(name: str, value, low: int, high: Optional[int]) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f"from {low} to {high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return int(value)
 
 
 class LiarsDiceGame(Game):
@@ -88,9 +81,7 @@ class LiarsDiceGame(Game):
         self.num_players = _check_int("num_players", num_players, 2, 6)
         self.dice_per_player = _check_int("dice_per_player", dice_per_player, 1, 5)
         self.faces = _check_int("faces", faces, 2, 6)
-        if not isinstance(wild, (bool, np.bool_)):
-            raise ValueError(f"wild must be True or False, got {wild!r}")
-        self.wild = bool(wild)
+        self.wild = check_bool("wild", wild)
         self.total_dice = self.num_players * self.dice_per_player
         if max_quantity is None:
             max_quantity = self.total_dice

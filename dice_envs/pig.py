@@ -31,6 +31,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, d
+from .validation import check_int
 
 HOLD, ROLL = 0, 1
 ACTION_NAMES = ("hold", "roll")
@@ -77,9 +78,7 @@ class PigGame(Game):
     action_names = ACTION_NAMES
 
     def __init__(self, goal: int = DEFAULT_GOAL, die: Optional[Die] = None):
-        if isinstance(goal, (bool, np.bool_)) or not isinstance(goal, (int, np.integer)) or goal < 1:
-            raise ValueError(f"goal must be a positive integer, got {goal!r}")
-        self.goal = int(goal)
+        self.goal = check_int("goal", goal, 1)
         self.die = check_pig_die(d(6) if die is None else die)
         self.max_face = max(int(f) for f in self.die.faces)
 

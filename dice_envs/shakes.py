@@ -81,6 +81,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Sampler, d, order_statistic
+from .validation import check_int
 
 D6 = d(6)
 
@@ -113,9 +114,7 @@ def threshold_for(num_players: int) -> int:
 
 
 def check_num_players(num_players) -> int:
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 6:
-        raise ValueError(f"num_players must be an integer from 2 to 6, got {num_players!r}")
-    return int(num_players)
+    return check_int("num_players", num_players, 2, 6)
 
 
 @dataclass(frozen=True)

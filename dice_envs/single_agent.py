@@ -45,6 +45,7 @@ from gymnasium import spaces
 
 from .aec import RulesCoreEnv
 from .core import GameState, IllegalActionError
+from .validation import check_bool, check_choice, check_optional_int
 
 Opponent = Callable[[GameState], int]
 ObservationFn = Callable[[GameState, int], np.ndarray]
@@ -88,14 +89,11 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: Optional[str] = None,
         illegal_action: str = "terminate",
     ):
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
-        self.illegal_action = illegal_action
+        self.illegal_action = check_choice("illegal_action", illegal_action, ("terminate", "raise"))
         if not isinstance(aec, RulesCoreEnv):
             raise ValueError(f"aec must be a RulesCoreEnv (a raw_env), got {type(aec).__name__}")
         n = aec.game.num_players
-        if seat is not None and (not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
-            raise ValueError(f"seat must be None or an integer from 0 to {n - 1}, got {seat!r}")
+        seat = check_optional_int("seat (None or a seat)", seat, 0, n - 1)
         if isinstance(opponents, Mapping):
             missing = [s for s in range(n) if s not in opponents and s != seat]
             if seat is None or missing:
@@ -118,7 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._illegal = False
         self.fixed_seat = seat
         self.seat = 0 if seat is None else int(seat)
-        self.auto_forced = bool(auto_forced)
+        self.auto_forced = check_bool("auto_forced", auto_forced)
         self.render_mode = render_mode
         self._observation_fn = observation_fn or (lambda state, s: state.observation(s))
         self.observation_space = observation_space or aec.observation_space(aec.possible_agents[0])["observation"]
@@ -235,7 +233,9 @@ class SB3ActionMaskWrapper(gymnasium.Env):
     def step(self, action):
         env = self.env
         mover = env.agent_selection
-        env.step(int(action))
+        if isinstance(action, np.ndarray) and action.size == 1:  # SB3 may hand over a one-element array
+            action = action.reshape(())
+        env.step(action)  # the env refuses a float, bool or string with IllegalActionError
         reward = float(env.rewards.get(mover, 0.0))
         done = all(env.terminations.values())
         truncated = not done and all(env.truncations.values())

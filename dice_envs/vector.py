@@ -33,6 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from .batched import BatchedGame
 from .core import IllegalActionError
+from .validation import check_bool, check_choice, check_optional_int
 
 BatchedOpponent = Callable[[BatchedGame, np.ndarray, np.random.Generator], np.ndarray]
 ObservationFn = Callable[[BatchedGame, np.ndarray, np.ndarray], np.ndarray]
@@ -45,19 +46,11 @@ def random_opponent(batch: BatchedGame, rows: np.ndarray, rng: np.random.Generat
 
 
 def _check_seat(seat, num_players: int) -> Optional[int]:
-    if seat is None:
-        return None
-    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
-        raise ValueError(f"seat must be None or an integer from 0 to {num_players - 1}, got {seat!r}")
-    return int(seat)
+    return check_optional_int("seat (None or a seat)", seat, 0, num_players - 1)
 
 
 def _check_max_cycles(max_cycles) -> Optional[int]:
-    if max_cycles is None:
-        return None
-    if isinstance(max_cycles, (bool, np.bool_)) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-        raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-    return int(max_cycles)
+    return check_optional_int("max_cycles (None or a number of decisions)", max_cycles, 1)
 
 
 def _actions_array(actions, num_envs: int, num_actions: int) -> np.ndarray:
@@ -94,10 +87,8 @@ class BatchedSingleAgentEnv(VectorEnv):
     def __init__(self, batch: BatchedGame, opponent: BatchedOpponent, seat: Optional[int] = None,
                  observation_fn: Optional[ObservationFn] = None, observation_space: Optional[spaces.Box] = None,
                  auto_forced: bool = False, max_cycles: Optional[int] = None, illegal_action: str = "terminate"):
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
-        if not isinstance(auto_forced, (bool, np.bool_)):
-            raise ValueError(f"auto_forced must be True or False, got {auto_forced!r}")
+        check_choice("illegal_action", illegal_action, ("terminate", "raise"))
+        check_bool("auto_forced", auto_forced)
         if (observation_fn is None) != (observation_space is None):
             raise ValueError("observation_fn and observation_space go together")
         if not callable(opponent):

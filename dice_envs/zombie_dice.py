@@ -31,13 +31,13 @@ model of Neller et al. ("Optimal Play of the All Yellow Zombie Dice Game").
 
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Optional, Tuple
+from typing import Tuple
 
 import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, combine, draw_counts, roll_counts
+from .validation import check_bool, check_choice, check_int
 
 BRAIN, SHOTGUN, FOOTPRINTS = "brain", "shotgun", "footprints"
 FACES = (BRAIN, SHOTGUN, FOOTPRINTS)
@@ -80,18 +80,10 @@ class ZombieDiceGame(Game):
 
     def __init__(self, num_players: int = 2, variant: str = "official", goal: int = 13,
                  stop_when_won: bool = True):
-        if not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 8:
-            raise ValueError(f"num_players must be an integer from 2 to 8, got {num_players!r}")
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {variant!r}")
-        if not isinstance(goal, (int, np.integer)) or goal < 1:
-            raise ValueError(f"goal must be a positive integer, got {goal!r}")
-        self.num_players = int(num_players)
-        self.variant = variant
-        self.goal = int(goal)
-        if not isinstance(stop_when_won, (bool, np.bool_)):
-            raise ValueError(f"stop_when_won must be True or False, got {stop_when_won!r}")
-        self.stop_when_won = bool(stop_when_won)
+        self.num_players = check_int("num_players", num_players, 2, 8)
+        self.variant = check_choice("variant", variant, sorted(VARIANTS))
+        self.goal = check_int("goal", goal, 1)
+        self.stop_when_won = check_bool("stop_when_won", stop_when_won)
         self.dice: Tuple[Die, ...] = tuple(die for die, _ in VARIANTS[variant])
         self.full_cup: Tuple[int, ...] = tuple(n for _, n in VARIANTS[variant])
         self.num_colors = len(self.dice)

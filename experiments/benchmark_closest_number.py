@@ -60,7 +60,7 @@ def main(argv=None) -> int:
               f"{r['round2_infosets']:,} information states")
         print(f"      exploitability of uniformly random play, same evaluator: {r['uniform_exploitability']:.4f}")
         print(f"      round 1 at equilibrium: {r['line']}; round 2 (tied): {r['round2_line']}")
-    print(f"Round 1 alone (each player maximises own points; ties between equally good numbers: lowest)")
+    print("Round 1 alone (each player maximises own points; ties between equally good numbers: lowest)")
     for players in range(2, min(5, n // 2) + 1):
         t0 = time.perf_counter()
         sol = solve_round1(players, n)

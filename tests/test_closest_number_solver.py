@@ -89,7 +89,7 @@ def test_round1_answers_on_ten_numbers():
 def test_round1_bad_arguments():
     with pytest.raises(ValueError, match="tie_break must be one of"):
         solve_round1(2, 10, "random")
-    with pytest.raises(ValueError, match="num_players must be from 2 to 5"):
+    with pytest.raises(ValueError, match="num_players must be an integer from 2 to 5"):
         solve_round1(6, 10)
     with pytest.raises(ValueError, match="pick sequences"):
         solve_round1(6, 40)
@@ -281,7 +281,7 @@ def test_cli_solve_three_players_and_bad_arguments(capsys):
     assert report["round1"]["placements_in_order"] == [8, 3, 2] and "full_game" not in report
     with pytest.raises(SystemExit) as exc:
         main(["solve", "closest-number", "--players", "6"])
-    assert exc.value.code == 2 and "num_players must be from 2 to 5" in capsys.readouterr().err
+    assert exc.value.code == 2 and "num_players must be an integer from 2 to 5" in capsys.readouterr().err
 
 
 def test_cli_play_to_the_end(monkeypatch, capsys):

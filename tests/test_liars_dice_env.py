@@ -39,12 +39,12 @@ def test_registry_and_module_forms():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(num_players=1), "num_players must be from 2 to 6"),
+        (dict(num_players=1), "num_players must be an integer from 2 to 6"),
         (dict(num_players=7), "num_players"),
         (dict(num_players=2.0), "num_players must be an integer"),
-        (dict(dice_per_player=0), "dice_per_player must be from 1 to 5"),
+        (dict(dice_per_player=0), "dice_per_player must be an integer from 1 to 5"),
         (dict(dice_per_player=6), "dice_per_player"),
-        (dict(faces=1), "faces must be from 2 to 6"),
+        (dict(faces=1), "faces must be an integer from 2 to 6"),
         (dict(faces=7), "faces"),
         (dict(faces=True), "faces must be an integer"),
         (dict(wild="yes"), "wild must be True or False"),
@@ -63,7 +63,7 @@ def test_action_numbering_follows_the_seed_order():
     assert [game.bid(a) for a in range(game.num_bids)] == [(q, f) for q in (1, 2) for f in (1, 2, 3)]
     assert game.bid_action(2, 1) == 3 and game.call_action == 6
     assert game.action_name(4) == "bid 2x2" and game.action_name(6) == "call"
-    with pytest.raises(ValueError, match="face must be from 1 to 3"):
+    with pytest.raises(ValueError, match="face must be an integer from 1 to 3"):
         game.bid_action(1, 4)
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import signal
 import sys
+import warnings
 from typing import Optional, Sequence
 
 VERBS = {
@@ -36,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="dice-envs", description="Exactly solved dice games for RL.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    limits = parser.add_argument_group("resource limits (dice_envs.resources; a request over one is refused "
+                                       "before it starts)")
+    limits.add_argument("--max-memory", metavar="SIZE", help="memory a solve may use (default 8G; 'none': no limit)")
+    limits.add_argument("--max-seconds", metavar="S", help="estimated time a solve may take (default 3600)")
+    limits.add_argument("--max-disk", metavar="SIZE", help="size of a file written (default 10G)")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
     games = {}
     for verb, help_text in VERBS.items():
@@ -49,12 +57,48 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill cleans up as Ctrl-C does
+    saved = {name: os.environ.get(name) for name in _LIMITS.values()}
     try:
-        return int(args.handler(args) or 0)
+        _set_limits(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.handler(args) or 0)
     except ValueError as err:
         parser.exit(2, f"dice-envs: error: {err}\n")
     except KeyboardInterrupt:
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for name, value in saved.items():  # main() may be called in-process (tests, notebooks)
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_LIMITS = {"max_memory": "DICE_ENVS_MAX_MEMORY", "max_seconds": "DICE_ENVS_MAX_SECONDS",
+           "max_disk": "DICE_ENVS_MAX_DISK"}
+
+
+def _set_limits(args: argparse.Namespace) -> None:
+    """``--max-memory`` and friends, checked, as the environment variables the guard reads."""
+    from dice_envs import resources
+
+    for option, name in _LIMITS.items():
+        value = getattr(args, option)
+        if value is not None:
+            os.environ[name] = value
+    resources.memory_limit(), resources.seconds_limit(), resources.disk_limit()  # a bad value fails here
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings (a long run announced, a cache not written) as one plain line on stderr."""
+    print(f"dice-envs: {category.__name__}: {message}", file=sys.stderr, flush=True)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def print_json(obj) -> None:

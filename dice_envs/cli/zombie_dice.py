@@ -48,6 +48,13 @@ def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> d
     from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
     from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
 
+    from dice_envs.resources import check_resources
+
+    cap = ayzd.check_score_cap(score_cap, goal)
+    # The solve and 8 evaluations (two per human policy), each with its policy table.
+    cells = 2 * cap * cap * (1 + 3 * cap)
+    check_resources(f"solve ayzd --goal {goal} (a {cap} x {cap} score grid, solved and evaluated 9 times)",
+                    9 * 8 * cells, 9 * 0.5e-6 * cells)
     solution = ayzd.solve(goal, score_cap, stop_when_won=stop_when_won)
     optimal = solution.as_policy()
     policies = {}

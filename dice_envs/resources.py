@@ -1,0 +1,144 @@
+"""One guard on resource use, for every solver, exporter and command.
+
+Before a solver allocates its grid or tree, it estimates the memory (and, where it
+can, the time) the request needs and calls :func:`check_resources`; a streaming
+writer calls :func:`check_disk` with the size it will write.  A request over a limit
+is refused with a ``ValueError`` (a :class:`ResourceLimitError`) that names the
+request, the estimate, the limit and how to raise it, so nothing is allocated or
+written; a request within the limits that will take more than half a minute is
+announced (a :class:`LongRunWarning`), so no hour goes by unannounced.
+
+The limits:
+
+==========  ==========================  =================  =============================
+limit       environment variable        command line       default
+==========  ==========================  =================  =============================
+memory      ``DICE_ENVS_MAX_MEMORY``    ``--max-memory``   8 GiB, or half the RAM if less
+time        ``DICE_ENVS_MAX_SECONDS``   ``--max-seconds``  3600 (one hour)
+disk        ``DICE_ENVS_MAX_DISK``      ``--max-disk``     10 GiB, and never more than is free
+==========  ==========================  =================  =============================
+
+Sizes take a unit (``"500M"``, ``"16G"``, ``"2GiB"``) or are bytes; ``"0"`` or
+``"none"`` turns a limit off (except the free-disk check).  The estimates are
+measured on the development machine (peak resident memory of the solvers at a few
+sizes, fitted with a margin); they err on the side of refusing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import warnings
+from typing import Optional
+
+__all__ = ["ResourceLimitError", "LongRunWarning", "check_resources", "check_disk", "memory_limit", "seconds_limit", "disk_limit",
+           "parse_size", "format_size"]
+
+GiB = 1 << 30
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+          "g": GiB, "gb": GiB, "gib": GiB, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+class ResourceLimitError(ValueError):
+    """A request would exceed a resource limit (memory, time or disk); nothing was done."""
+
+
+class LongRunWarning(UserWarning):
+    """A request within the limits that will take more than :data:`ANNOUNCE_SECONDS`."""
+
+
+#: Requests estimated to take longer than this are announced (a :class:`LongRunWarning`).
+ANNOUNCE_SECONDS = 30.0
+
+
+def parse_size(text: str, name: str = "size") -> Optional[int]:
+    """Bytes from ``"8G"``, ``"500MiB"``, ``"1024"``; None for ``"0"``/``"none"`` (no limit)."""
+    value = str(text).strip().lower()
+    if value in ("0", "none", "off", "unlimited"):
+        return None
+    match = re.fullmatch(r"([0-9]*\.?[0-9]+)\s*([a-z]*)", value)
+    if not match or match.group(2) not in _UNITS:
+        raise ValueError(f"{name} must be a size such as 8G, 500M or 1024 (bytes), or 'none'; got {text!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def format_size(n: float) -> str:
+    for unit, size in (("GiB", GiB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def _physical_memory() -> Optional[int]:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_limit() -> Optional[int]:
+    """The memory limit in bytes (None: no limit)."""
+    text = os.environ.get("DICE_ENVS_MAX_MEMORY")
+    if text is not None:
+        return parse_size(text, "DICE_ENVS_MAX_MEMORY")
+    ram = _physical_memory()
+    return min(8 * GiB, ram // 2) if ram else 8 * GiB
+
+
+def seconds_limit() -> Optional[float]:
+    """The time limit in seconds (None: no limit)."""
+    text = os.environ.get("DICE_ENVS_MAX_SECONDS", "3600").strip().lower()
+    if text in ("0", "none", "off", "unlimited"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"DICE_ENVS_MAX_SECONDS must be a number of seconds or 'none', got {text!r}") from None
+    if not value > 0 or value != value:
+        raise ValueError(f"DICE_ENVS_MAX_SECONDS must be positive, got {text!r}")
+    return value
+
+
+def disk_limit() -> Optional[int]:
+    """The limit on one file written, in bytes (None: only the free space limits it)."""
+    return parse_size(os.environ.get("DICE_ENVS_MAX_DISK", "10G"), "DICE_ENVS_MAX_DISK")
+
+
+def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = None) -> None:
+    """Refuse ``what`` (e.g. ``"solve ayzd --goal 100 (a 400 x 400 score grid)"``) if its
+    estimated peak memory or time is over the limit."""
+    limit = memory_limit()
+    if limit is not None and memory_bytes > limit:
+        raise ResourceLimitError(
+            f"{what} needs about {format_size(memory_bytes)} of memory, over the limit of {format_size(limit)}; "
+            f"raise it with --max-memory SIZE or DICE_ENVS_MAX_MEMORY=SIZE (e.g. 16G), or ask for a smaller game"
+        )
+    limit_s = seconds_limit()
+    if seconds is not None and limit_s is not None and seconds > limit_s:
+        raise ResourceLimitError(
+            f"{what} would take about {seconds / 60:.0f} minutes, over the limit of {limit_s / 60:.0f} minutes; "
+            f"raise it with --max-seconds S or DICE_ENVS_MAX_SECONDS=S (or 'none'), or ask for a smaller game"
+        )
+    if seconds is not None and seconds > ANNOUNCE_SECONDS:
+        warnings.warn(f"{what} will take about {seconds / 60:.1f} minutes and {format_size(memory_bytes)} "
+                      f"(estimates)", LongRunWarning, stacklevel=2)
+
+
+def check_disk(what: str, path: str, size_bytes: float) -> None:
+    """Refuse writing about ``size_bytes`` to ``path`` if over the disk limit or the free space."""
+    limit = disk_limit()
+    if limit is not None and size_bytes > limit:
+        raise ResourceLimitError(
+            f"{what} would write about {format_size(size_bytes)}, over the limit of {format_size(limit)}; raise it "
+            f"with --max-disk SIZE or DICE_ENVS_MAX_DISK=SIZE, or ask for a smaller game"
+        )
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
+        directory = os.path.dirname(directory)
+    free = shutil.disk_usage(directory).free
+    if size_bytes > free:
+        raise ResourceLimitError(
+            f"{what} would write about {format_size(size_bytes)}, more than the {format_size(free)} free on "
+            f"{directory}"
+        )

@@ -1,0 +1,263 @@
+"""Hostile inputs, one regression test each (issue 13): bad arguments and actions get a clear
+``ValueError``; requests that would exhaust memory, time or disk are refused before they
+start; unwritable or damaged caches never throw a finished result away; the CLI never
+shows a traceback.  A hypothesis test drives every environment with actions of every type.
+(The training scripts' checkpoints have their own tests, in ``test_train_*.py``.)"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dice_envs
+from dice_envs.agents import liars_dice_solver, solver_cache
+from dice_envs.cli import main as cli_main
+from dice_envs.core import IllegalActionError
+from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.resources import ResourceLimitError, parse_size
+
+# -- arguments: bools are not integers, strings not booleans, non-finite numbers refused ------------
+
+BAD_CONSTRUCTIONS = {
+    "ZombieDice-v0 goal=True": (lambda: gymnasium.make("dice_envs/ZombieDice-v0", goal=True), "goal"),
+    "ZombieDice-v0 goal=2.0": (lambda: gymnasium.make("dice_envs/ZombieDice-v0", goal=2.0), "goal"),
+    "zombie_dice_v0 max_cycles=True": (lambda: dice_envs.zombie_dice_v0.env(max_cycles=True), "max_cycles"),
+    "ZombieDice-v0 seat=True": (lambda: gymnasium.make("dice_envs/ZombieDice-v0", seat=True, opponent="random"),
+                                "seat"),
+    "ZombieDice-v0 auto_forced='no'": (
+        lambda: gymnasium.make("dice_envs/ZombieDice-v0", auto_forced="no", opponent="random"), "auto_forced"),
+    "Pig-v0 illegal_action=1": (lambda: gymnasium.make("dice_envs/Pig-v0", illegal_action=1), "illegal_action"),
+    "LiarsDice-v0 exploitability=inf": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=float("inf"), faces=3), "finite"),
+    "LiarsDice-v0 exploitability=nan": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=float("nan"), faces=3), "finite"),
+    "LiarsDice-v0 exploitability=True": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=True, faces=3), "number"),
+    "LiarsDice-v0 wild='yes'": (lambda: gymnasium.make("dice_envs/LiarsDice-v0", wild="yes"), "wild"),
+    "make_vec num_envs=True": (lambda: gymnasium.make_vec("dice_envs/Pig-v0", num_envs=True,
+                                                          vectorization_mode="vector_entry_point"), "num_envs"),
+    "ClosestNumber-v0 numbers='10'": (lambda: gymnasium.make("dice_envs/ClosestNumber-v0", numbers="10"), "numbers"),
+    "shakes_v0 num_players=4.0": (lambda: dice_envs.shakes_v0.env(num_players=4.0), "num_players"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_CONSTRUCTIONS))
+def test_bad_arguments_are_refused_by_name(name):
+    make, message = BAD_CONSTRUCTIONS[name]
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize("action", [0.7, 1.0, "1", True, np.bool_(True), np.float64(1.0), [1], np.array([1]), None])
+def test_non_integer_actions_are_illegal_with_a_clear_message(action):
+    raw = dice_envs.zombie_dice_v0.raw_env()
+    raw.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="integer|action space|None"):
+        raw.step(action)
+    wrapped = dice_envs.zombie_dice_v0.env()
+    wrapped.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="integer|action space|None"):
+        wrapped.step(action)
+    single = gymnasium.make("dice_envs/Pig-v0", seat=0, illegal_action="raise")
+    single.reset(seed=0)
+    with pytest.raises(ValueError):
+        single.step(action)
+
+
+def test_numpy_and_zero_dimensional_integer_actions_are_accepted():
+    raw = dice_envs.zombie_dice_v0.raw_env()
+    raw.reset(seed=0)
+    raw.step(np.int64(1))
+    raw.step(np.array(1))
+
+
+def test_vector_env_refuses_float_actions():
+    env = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="integer"):
+        env.step(np.ones(4) * 0.7)
+
+
+# -- resources: refused before anything is allocated or written ---------------------------------
+
+
+def test_oversized_solves_are_refused_naming_the_limit():
+    with pytest.raises(ResourceLimitError, match="DICE_ENVS_MAX_MEMORY"):
+        gymnasium.make("dice_envs/ZombieDice-v0", goal=100)
+    with pytest.raises(ResourceLimitError, match="over the limit"):
+        gymnasium.make("dice_envs/ZombieDice-v0", goal=500)
+    from dice_envs.agents import pig_solver
+    from dice_envs.agents.closest_number_solver import ClosestNumberSolver
+
+    with pytest.raises(ResourceLimitError, match="memory"):
+        pig_solver.solve(1000)
+    with pytest.raises(ResourceLimitError, match="40 numbers"):
+        ClosestNumberSolver(40)
+
+
+def test_the_limit_can_be_lowered_and_raised(monkeypatch):
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "1G")
+    with pytest.raises(ResourceLimitError, match="1.0 GiB"):
+        liars_dice_solver.PublicTree(LiarsDiceGame(dice_per_player=2, faces=5))
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "none")
+    monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "1")
+    from dice_envs.agents.closest_number_solver import ClosestNumberSolver
+
+    with pytest.raises(ResourceLimitError, match="minutes"):
+        ClosestNumberSolver(20)
+    assert parse_size("1.5G") == 3 << 29 and parse_size("none") is None
+    with pytest.raises(ValueError, match="size"):
+        parse_size("lots")
+
+
+def test_cli_refusals_and_no_tracebacks(tmp_path, capsys):
+    out = tmp_path / "big.efg"
+    for argv, message in [
+        (["export-efg", "liars-dice", "--faces", "6", "--dice", "2", "--out", str(out)], "DICE_ENVS_MAX_DISK"),
+        (["solve", "ayzd", "--goal", "80"], "13.2 GiB"),
+        (["--max-memory", "lots", "solve", "pig"], "DICE_ENVS_MAX_MEMORY"),
+        (["solve", "ayzd", "--score-cap", "14"], "score_cap"),
+        (["solve", "ayzd", "--score-cap", "0"], "score_cap"),
+        (["evaluate", "liars-dice", "/etc/passwd"], "not a Liar's Dice model"),
+        (["evaluate", "ayzd", "os:getcwd"], "policy getcwd must take"),
+        (["evaluate", "pig", "os:getcwd"], "policy getcwd must take"),
+        (["evaluate", "ayzd", "os:nothing"], "cannot import"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            cli_main(argv)
+        assert exit_.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_a_crafted_model_file_is_not_executed(tmp_path):
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    path = tmp_path / "model.pt"
+    path.write_bytes(pickle.dumps({"game": Payload()}))
+    from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+
+    with pytest.raises(ValueError, match="not a Liar's Dice model"):
+        LearnedLiarsDicePolicy.load(path)
+    assert not marker.exists()
+
+
+# -- caches: unwritable or damaged never costs the result ------------------------------------------
+
+GAME = LiarsDiceGame(faces=3)
+
+
+def test_unwritable_cache_degrades_with_one_warning(tmp_path, monkeypatch):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    solver_cache._warned.clear()
+    with pytest.warns(solver_cache.CacheWarning, match="not cached"):
+        result = liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(a_file))  # cache_dir names a file
+    assert result.exploitability <= 1e-3 and not result.cached
+
+    # the cache path is a directory
+    target = liars_dice_solver._cache_path(GAME, 1e-3, "cfr+", 100_000, str(tmp_path / "c"))
+    os.makedirs(target)
+    with pytest.warns(solver_cache.CacheWarning):
+        assert liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(tmp_path / "c")).exploitability <= 1e-3
+
+    # a read-only location (simulated: this test may run as root), warned about once per directory
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(solver_cache.os, "replace", denied)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            liars_dice_solver.solve(GAME, 2e-3, cache_dir=str(tmp_path / "ro"))
+    assert sum(issubclass(w.category, solver_cache.CacheWarning) for w in caught) == 1
+    assert not [p for p in (tmp_path / "ro").iterdir()]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04 truncated"])
+def test_damaged_cache_files_are_recomputed(tmp_path, content):
+    first = liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(tmp_path))
+    path = liars_dice_solver._cache_path(GAME, 1e-3, "cfr+", 100_000, str(tmp_path))
+    assert liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(tmp_path)).cached
+    with open(path, "wb") as fh:
+        fh.write(content)
+    again = liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(tmp_path))
+    assert not again.cached and again.value_first_player == pytest.approx(first.value_first_player, abs=1e-3)
+    assert liars_dice_solver.solve(GAME, 1e-3, cache_dir=str(tmp_path)).cached  # rewritten
+
+
+def test_wrong_metadata_reads_as_absent(tmp_path):
+    path = solver_cache.cache_path("t", {"a": 1}, str(tmp_path))
+    solver_cache.store(path, {"x": np.zeros(2)}, {"a": 1})
+    assert solver_cache.load(path)[1] == {"a": 1}
+    np.savez(path.replace(".npz", ""), x=np.zeros(2), meta=np.array("[]"))
+    assert solver_cache.load(path) is None
+
+
+def test_a_solve_stopped_by_its_iteration_cap_is_cached_and_announced(tmp_path):
+    from dice_envs.agents.liars_dice_learned import equilibrium
+
+    first = liars_dice_solver.solve(GAME, 1e-12, max_iterations=30, cache_dir=str(tmp_path))
+    assert first.iterations == 30 and first.exploitability > 1e-12
+    assert liars_dice_solver.solve(GAME, 1e-12, max_iterations=30, cache_dir=str(tmp_path)).cached
+    with pytest.warns(RuntimeWarning, match="above the"):
+        equilibrium(LiarsDiceGame(faces=2), 1e-15, cache_dir=str(tmp_path))
+
+
+# -- every env, driven with actions of every type ------------------------------------------------------
+
+ENVS = {
+    "zombie_dice": lambda: dice_envs.zombie_dice_v0.raw_env(variant="official", num_players=3),
+    "pig": lambda: dice_envs.pig_v0.raw_env(goal=20),
+    "liars_dice": lambda: dice_envs.liars_dice_v0.raw_env(faces=3),
+    "shakes": lambda: dice_envs.shakes_v0.raw_env(num_players=3, mode="maesters"),
+    "closest_number": lambda: dice_envs.closest_number_v0.raw_env(numbers=6),
+}
+
+ANY_ACTION = st.one_of(
+    st.integers(-3, 30), st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.text(max_size=3),
+    st.none(), st.lists(st.integers(0, 3), max_size=2), st.integers(0, 5).map(np.int64),
+    st.integers(0, 5).map(np.float32),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(sorted(ENVS)), actions=st.lists(ANY_ACTION, min_size=1, max_size=60),
+       seed=st.integers(0, 1000))
+def test_fuzz_every_env_with_actions_of_every_type(name, actions, seed):
+    """Each action is played if it is a legal integer, or refused with IllegalActionError
+    (never another exception, never a silent reinterpretation); the game goes on either way."""
+    env = ENVS[name]()
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for action in actions:
+        if not env.agents:
+            env.reset(seed=seed + 1)
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        legal_int = (isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+                     and 0 <= action < len(mask) and mask[action])
+        before = env.num_moves if hasattr(env, "num_moves") else None
+        if legal_int:
+            env.step(action)
+            continue
+        with pytest.raises(IllegalActionError):
+            env.step(action)
+        if before is not None:
+            assert env.num_moves == before  # nothing was played
+        env.step(int(rng.choice(np.flatnonzero(mask))))
