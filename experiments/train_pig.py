@@ -76,6 +76,9 @@ class PigSpec(GameSpec):
     def model_info(self, args) -> dict:
         return {"game": self.name, "observation": "scaled", "goal": args.goal}
 
+    def plot_title(self, args) -> str:
+        return f"MaskablePPO on Pig, goal {args.goal} ({args.opponent})"
+
 
 def main(argv=None) -> int:
     return train_main(PigSpec(), Args, __doc__.splitlines()[0], argv)
