@@ -68,7 +68,7 @@ def _register_all() -> None:
     for name, entry_point in single_agent_environments.items():
         env_id = "dice_envs/" + name
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry_point, disable_env_checker=True,
+            gymnasium.register(env_id, entry_point=entry_point,
                                vector_entry_point=vector_environments.get(name))
 
 

@@ -136,6 +136,7 @@ def test_cli_refusals_and_no_tracebacks(tmp_path, capsys):
     assert not list(tmp_path.iterdir())  # nothing half-written
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_a_crafted_model_file_is_not_executed(tmp_path):
     import pickle
 

@@ -180,3 +180,13 @@ def test_table_agent_is_the_solution():
         _, _, term, trunc, _ = env.step(agent.act(state))
         if term or trunc:
             env.reset()
+
+
+@pytest.mark.parametrize("env_id", sorted(dice_envs.single_agent_environments))
+def test_every_game_has_a_checked_gymnasium_id(env_id):
+    """Every single-agent id is registered with Gymnasium's passive env checker on, and has a
+    batched vector entry point."""
+    kwargs = {"ClosestNumber-v0": dict(numbers=6, opponent="random"), "LiarsDice-v0": dict(faces=3)}.get(env_id, {})
+    env = gymnasium.make(f"dice_envs/{env_id}", **kwargs)
+    assert "PassiveEnvChecker" in str(env)
+    assert gymnasium.spec(f"dice_envs/{env_id}").vector_entry_point is not None
