@@ -24,7 +24,22 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .core import Game, GameState, IllegalActionError
+from .rendering import RENDER_FPS, check_available, table_frame
 from .validation import as_action, check_optional_int
+
+_TITLES = {"liars_dice": "Liar's Dice", "shakes": "The Shakes"}
+
+#: Every environment's render modes (``rgb_array`` needs matplotlib).
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+def check_render_mode(render_mode, modes) -> None:
+    """``ValueError`` for a render mode not in ``modes`` (None is always fine), or for
+    ``rgb_array`` without matplotlib."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    if render_mode == "rgb_array":
+        check_available()
 
 
 def wrap_env(raw):
@@ -64,20 +79,19 @@ class RulesCoreEnv(AECEnv):
 
     Args:
         game: the configured :class:`~dice_envs.core.Game`.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or
-            ``"human"`` (printed after every step).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text),
+            ``"human"`` (printed after every step) or ``"rgb_array"`` (``render()``
+            returns a picture of the table, :mod:`dice_envs.rendering`; needs matplotlib).
         max_cycles: optional limit on the number of player decisions; when hit, all
             agents are truncated with reward 0.  ``None`` means no limit.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "rules_core", "is_parallelizable": False}
+    metadata = {"render_modes": RENDER_MODES, "name": "rules_core", "is_parallelizable": False,
+                "render_fps": RENDER_FPS}
 
     def __init__(self, game: Game, render_mode: Optional[str] = None, max_cycles: Optional[int] = None):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         max_cycles = check_optional_int("max_cycles (None or a number of decisions)", max_cycles, 1)
         self.game = game
         self.render_mode = render_mode
@@ -162,12 +176,26 @@ class RulesCoreEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = "\n".join(self.log[-6:] + [str(self.state_)])
+        events = self.log[-6:]
         self.log.clear()
+        if self.render_mode == "rgb_array":
+            return table_frame(self.game_title(), self._status(), events, str(self.state_))
+        text = "\n".join(events + [str(self.state_)])
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
+
+    def game_title(self) -> str:
+        """The game's name for pictures (from the environment's name without its version)."""
+        name = self.metadata.get("name", self.game.name).rsplit("_v", 1)[0]
+        return _TITLES.get(name, name.replace("_", " ").title())
+
+    def _status(self) -> str:
+        state = self.state_
+        if state.is_terminal():
+            return "game over: " + ", ".join(f"{a} {r:+g}" for a, r in zip(self.possible_agents, state.returns()))
+        return f"{self.possible_agents[state.current_player]} to move"
 
     def close(self):
         pass

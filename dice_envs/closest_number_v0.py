@@ -37,8 +37,8 @@ closest_number_v0.env(num_players=2, numbers=10, starting_player=None, round3="t
 the seat that starts round 1, or `None` to draw it at random on `reset`
 (with the environment's `np_random`, so `reset(seed=...)` fixes it).
 `round3`: `"two_cards"` (round 3 is round 2 with both cards scoring) or
-`"one_card"` (round 3 is round 1 again).  `render_mode`: `None`, `"ansi"` or
-`"human"`.  `max_cycles`: truncate after this many placements.
+`"one_card"` (round 3 is round 1 again).  `render_mode`: `None`, `"ansi"`, `"human"`
+or `"rgb_array"` (a picture of the table).  `max_cycles`: truncate after this many placements.
 
 ### Observation Space
 
@@ -101,7 +101,7 @@ def env(**kwargs):
 class raw_env(RulesCoreEnv):
     """Closest Number as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "closest_number_v0", "is_parallelizable": False}
+    metadata = {**RulesCoreEnv.metadata, "name": "closest_number_v0"}
 
     def __init__(
         self,

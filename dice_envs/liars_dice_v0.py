@@ -34,7 +34,7 @@ liars_dice_v0.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_qua
 `num_players`: 2 to 6.  `dice_per_player`: 1 to 5.  `faces`: 2 to 6.  `wild`:
 the highest face counts for every face.  `max_quantity`: highest quantity one
 may bid (`None`: the number of dice in play; the seed's F# program uses
-`faces`).  `render_mode`: `None`, `"ansi"` or `"human"`.  `max_cycles`:
+`faces`).  `render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).  `max_cycles`:
 truncate after this many decisions (a round never takes more than
 `Q * F + 1` decisions anyway).
 
@@ -93,7 +93,7 @@ def env(**kwargs):
 class raw_env(RulesCoreEnv):
     """Liar's Dice as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "liars_dice_v0", "is_parallelizable": False}
+    metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_v0"}
 
     def __init__(
         self,

@@ -32,7 +32,7 @@ pig_v0.env(goal=100, die=None, render_mode=None, max_cycles=None)
 `goal`: the winning score, a positive integer.  `die`: a
 `dice_envs.dice.Die` with distinct positive integer faces (default a fair d6;
 1 busts, every other face scores its value), e.g. `d(6).loaded(6, Fraction(5, 4))`
-to study an imperfect die.  `render_mode`: `None`, `"ansi"` or `"human"`.
+to study an imperfect die.  `render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).
 `max_cycles`: truncate after this many decisions (`None`: never; the game ends
 with probability 1 under any policy that holds with some turn total).
 
@@ -83,7 +83,7 @@ def env(**kwargs):
 class raw_env(RulesCoreEnv):
     """Pig as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "pig_v0", "is_parallelizable": False}
+    metadata = {**RulesCoreEnv.metadata, "name": "pig_v0"}
 
     def __init__(
         self,

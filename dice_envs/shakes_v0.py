@@ -59,7 +59,7 @@ shakes_v0.env(num_players=4, mode="court", variant="cooperative", objective="win
 (all efficacies 3; first to save 3 wins).  `objective`: cooperative reward,
 `"win"` or `"saved"`.  `until_winner`: competitive only; play past the table's
 patients until someone saves 3 (default: the game is a draw when they run out).
-`render_mode`: `None`, `"ansi"` or `"human"`.  `max_cycles`: truncate after this
+`render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).  `max_cycles`: truncate after this
 many decisions.
 
 ### Observation Space
@@ -132,7 +132,7 @@ def make_game(num_players: int = 4, mode: str = "court", variant: str = "coopera
 class raw_env(RulesCoreEnv):
     """The Shakes as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "shakes_v0", "is_parallelizable": False}
+    metadata = {**RulesCoreEnv.metadata, "name": "shakes_v0"}
 
     def __init__(
         self,

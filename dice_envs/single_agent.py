@@ -43,7 +43,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import RulesCoreEnv
+from .aec import RENDER_MODES, RulesCoreEnv, check_render_mode
+from .rendering import RENDER_FPS
 from .core import GameState, IllegalActionError
 from .validation import check_bool, check_choice, check_optional_int
 
@@ -70,13 +71,13 @@ class SingleAgentEnv(gymnasium.Env):
             episode with reward -1 and ``info["illegal_action"] = True``;
             ``"raise"``: raise :class:`~dice_envs.core.IllegalActionError` naming
             the legal actions.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``, as the AEC environment.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``, as the AEC environment.
 
     Rewards are the agent's payoff when the game ends (0 before).  ``info`` holds
     ``"action_mask"`` and ``"seat"``.
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -108,8 +109,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"opponents must be a callable or a dict of callables, got {opponents!r}")
         if (observation_fn is None) != (observation_space is None):
             raise ValueError("observation_fn and observation_space go together")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         aec.render_mode = render_mode
         self.aec = aec
         self.game = aec.game

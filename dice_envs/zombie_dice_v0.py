@@ -33,8 +33,8 @@ zombie_dice_v0.env(num_players=2, variant="official", goal=13, stop_when_won=Tru
 score that triggers the last round.  `stop_when_won`: the game ends as soon as
 it is decided (the last player of a round holds automatically when holding wins,
 as in the AYZD paper's model); `False` follows the letter of the official rules,
-where that player may roll on and bust.  `render_mode`: `None`, `"ansi"` or
-`"human"`.  `max_cycles`: truncate after this many decisions (`None`: never; a
+where that player may roll on and bust.  `render_mode`: `None`, `"ansi"`, `"human"`
+or `"rgb_array"` (a picture of the table).  `max_cycles`: truncate after this many decisions (`None`: never; a
 game ends with probability 1 under any policy that ever holds with brains).
 
 ### Observation Space
@@ -93,7 +93,7 @@ def env(**kwargs):
 class raw_env(RulesCoreEnv):
     """Zombie Dice as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "zombie_dice_v0", "is_parallelizable": False}
+    metadata = {**RulesCoreEnv.metadata, "name": "zombie_dice_v0"}
 
     def __init__(
         self,
