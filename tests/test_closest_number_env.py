@@ -46,7 +46,7 @@ def test_registry_and_module_forms():
         (dict(starting_player=2), "starting_player must be an integer from 0 to 1"),
         (dict(starting_player=True), "starting_player must be an integer"),
         (dict(round3="three_cards"), "round3 must be one of"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
     ],
 )

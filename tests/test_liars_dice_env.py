@@ -49,7 +49,7 @@ def test_registry_and_module_forms():
         (dict(faces=True), "faces must be an integer"),
         (dict(wild="yes"), "wild must be True or False"),
         (dict(max_quantity=0), "max_quantity"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
     ],
 )

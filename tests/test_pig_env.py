@@ -45,7 +45,7 @@ def test_registry_and_module_forms():
         (dict(die=Die((0, 1, 2))), "positive integers"),
         (dict(die=Die((1, 2), (1, 0))), "scoring face"),
         (dict(die=Die((1,))), "scoring face"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
     ],
 )

@@ -194,7 +194,7 @@ def test_random_play_invariants(seed, n, mode):
         (dict(objective="lives"), "objective"),
         (dict(mode="maesters", until_winner=True), "until_winner"),
         (dict(mode="maesters", variant="competitive", until_winner="yes"), "until_winner"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
     ],
 )

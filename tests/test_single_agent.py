@@ -121,7 +121,7 @@ def test_illegal_action():
         (dict(num_players=3, opponent="optimal"), "two-player"),
         (dict(seat=2), "seat"),
         (dict(illegal_action="ignore"), "illegal_action"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(goal=0), "goal"),
     ],
 )

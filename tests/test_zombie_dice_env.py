@@ -40,7 +40,7 @@ def test_registry_and_module_forms():
         (dict(variant="purple"), "variant"),
         (dict(goal=0), "goal"),
         (dict(stop_when_won="yes"), "stop_when_won"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
     ],
 )
