@@ -51,7 +51,7 @@ class Round1Solution:
 
     def as_dict(self) -> dict:
         return {
-            "players": self.num_players,
+            "num_players": self.num_players,
             "numbers": self.numbers,
             "tie_break": self.tie_break,
             "placements_in_order": list(self.placements),

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from fractions import Fraction
 from typing import Callable, Dict, Optional, TextIO
 
 from dice_envs.core import Game, GameState
+from dice_envs.files import atomic_file
 
 from .game_tree import default_infoset_key
 
@@ -118,22 +118,8 @@ def write_efg(game: Game, path_or_file, title: Optional[str] = None, comment: st
 
     if hasattr(path_or_file, "write"):
         return emit(path_or_file)
-    path = os.fspath(path_or_file)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".efg.tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            nodes = emit(fh)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return nodes
+    with atomic_file(os.fspath(path_or_file), "w", suffix=".efg.tmp") as fh:
+        return emit(fh)
 
 
 def efg_text(game: Game, **kwargs) -> str:

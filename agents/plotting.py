@@ -17,18 +17,12 @@ def pyplot():
 
 def save_figure(fig, path: str, dpi: int = 130) -> str:
     """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
-    import tempfile
+    from dice_envs.files import atomic_file
 
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
     suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=dpi, format=suffix.lstrip("."))
-        os.replace(tmp, path)
+        with atomic_file(path, "wb", suffix=suffix) as fh:
+            fig.savefig(fh, dpi=dpi, format=suffix.lstrip("."))
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
         pyplot().close(fig)
     return path

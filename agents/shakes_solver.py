@@ -231,7 +231,7 @@ class Solution:
     def as_dict(self) -> dict:
         return {
             "game": "shakes",
-            "players": self.model.num_players,
+            "num_players": self.model.num_players,
             "efficacies": list(self.model.efficacies),
             "patients": self.model.patients,
             "threshold": self.model.threshold,
@@ -429,7 +429,7 @@ def competitive_outcome(num_players: int) -> dict:
         mass = nxt
     draw = 1.0 - decided
     return {
-        "players": rules.num_players,
+        "num_players": rules.num_players,
         "patients": rules.patients,
         "draw": float(draw),
         "each_seat_wins": float(decided / rules.num_players),
@@ -498,5 +498,5 @@ def competitive_best_response(num_players: int) -> dict:
     start = ((0, 0), tuple(((0, 0),) * (rules.num_players - 1)))
     always = value(*start, False)
     best = value(*start, True)
-    return {"players": rules.num_players, "always_argue_value": always, "best_response_value": best,
+    return {"num_players": rules.num_players, "always_argue_value": always, "best_response_value": best,
             "states_where_yielding_is_better": len(yield_better)}

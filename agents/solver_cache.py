@@ -19,11 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from typing import Dict, Optional, Tuple
 
 import numpy as np
+
+from dice_envs.files import atomic_file
 
 __all__ = ["CacheWarning", "default_cache_dir", "cache_path", "store", "load"]
 
@@ -49,14 +50,9 @@ def store(path: str, arrays: Dict[str, np.ndarray], meta: dict) -> Optional[str]
     """Write ``arrays`` and the JSON ``meta`` to ``path`` atomically; return the path, or
     None (with one :class:`CacheWarning`) when the location cannot be written."""
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
+        with atomic_file(path, "wb") as fh:
             np.savez(fh, **arrays, meta=np.array(json.dumps(meta)))
-        os.replace(tmp, path)
-        tmp = None
         return path
     except OSError as err:
         if directory not in _warned:
@@ -65,9 +61,6 @@ def store(path: str, arrays: Dict[str, np.ndarray], meta: dict) -> Optional[str]
                           f"computed and is used, but not cached (set DICE_ENVS_CACHE or cache_dir to a "
                           f"writable directory to keep it)", CacheWarning, stacklevel=3)
         return None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def load(path: str) -> Optional[Tuple[Dict[str, np.ndarray], dict]]:

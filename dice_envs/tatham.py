@@ -424,7 +424,7 @@ def report(load=Fraction(1, 4)) -> dict:
     load = _as_load(load)
     all_checks = checks()
     return {
-        "analysis": "tatham_dice",
+        "game": "tatham_dice",
         "load": str(load),
         "load_factor": str(1 + load),
         "all_checks_passed": all(c["passed"] for c in all_checks),

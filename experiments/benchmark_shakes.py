@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = {
-        "players": args.players,
+        "num_players": args.players,
         "dp_optimal": time_solve(args.players, args.repeats, ("optimal",)),
         "solve_all_policies": time_solve(args.players, args.repeats,
                                          ("optimal", "dice_rule", "thompson", "greedy", "random")),

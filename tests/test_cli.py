@@ -50,3 +50,80 @@ def test_play_zombie_dice_to_the_end(monkeypatch, capsys):
 def test_module_entry_point():
     result = subprocess.run([sys.executable, "-m", "dice_envs", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "solve" in result.stdout
+
+
+def test_every_option_has_help_text():
+    """``--help`` documents every option of every command."""
+    import argparse
+
+    from dice_envs.cli import build_parser
+
+    missing = []
+
+    def visit(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    visit(sub, path + [name])
+            elif action.option_strings and not action.help and action.dest != "help":
+                missing.append(" ".join(path + [action.option_strings[-1]]))
+
+    visit(build_parser(), ["dice-envs"])
+    assert not missing, missing
+
+
+def test_written_files_are_readable_by_others(tmp_path):
+    """Results are written atomically but with the usual permissions, not mkstemp's 0600."""
+    import os
+    import stat
+
+    from dice_envs.cli import main
+
+    old = os.umask(0o022)
+    try:
+        assert main(["export-efg", "liars-dice", "--faces", "2", "-o", str(tmp_path / "g.efg")]) == 0
+        assert main(["solve", "pig", "--goal", "10", "--plot", str(tmp_path / "pig.png")]) == 0
+    finally:
+        os.umask(old)
+    for name in ("g.efg", "pig.png"):
+        assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == 0o644, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.efg", "pig.png"]  # no temporary files
+
+
+def test_plot_without_matplotlib_is_refused_before_the_solve(monkeypatch, capsys):
+    import dice_envs.rendering
+    from dice_envs.cli import main
+
+    def missing():
+        raise ValueError("no matplotlib")
+
+    monkeypatch.setattr(dice_envs.rendering, "check_available", missing)
+    with pytest.raises(SystemExit) as exit_:
+        main(["solve", "pig", "--plot", "x.png"])
+    assert exit_.value.code == 2 and "dice-envs[plot]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "pig", "--goal", "20"], ["solve", "shakes", "--players", "2"], ["dice", "tatham"],
+    ["solve", "closest-number", "--players", "2", "--numbers", "5"], ["solve", "liars-dice", "--faces", "2"],
+    ["evaluate", "pig", "hold_at_5", "--goal", "10"],
+])
+def test_json_outputs_share_one_schema(argv, capsys, tmp_path):
+    from dice_envs.cli import JSON_SCHEMA, main
+
+    if argv[:2] == ["solve", "liars-dice"]:
+        argv = argv + ["--cache-dir", str(tmp_path)]
+    assert main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["schema"] == JSON_SCHEMA and isinstance(report["game"], str)
+
+    def keys(obj):
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                yield from keys(v)
+
+    assert not {"players", "analysis"} & set(keys(report))

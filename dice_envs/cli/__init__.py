@@ -7,6 +7,7 @@ sub-commands from a module in this package, listed in :data:`GAME_COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -61,7 +62,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     saved = {name: os.environ.get(name) for name in _LIMITS.values()}
     try:
         _set_limits(args)
-        with warnings.catch_warnings():
+        if getattr(args, "plot", None):  # before the solve, not after it
+            from dice_envs.rendering import check_available
+
+            try:
+                check_available()
+            except ValueError:
+                raise ValueError("--plot draws with matplotlib: install it (pip install 'dice-envs[plot]')") from None
+        with warnings.catch_warnings(), _working(args):
             warnings.showwarning = _show_warning
             return int(args.handler(args) or 0)
     except ValueError as err:
@@ -92,6 +100,22 @@ def _set_limits(args: argparse.Namespace) -> None:
     resources.memory_limit(), resources.seconds_limit(), resources.disk_limit()  # a bad value fails here
 
 
+@contextlib.contextmanager
+def _working(args: argparse.Namespace):
+    """A spinner with the elapsed time on stderr while a solve, export or evaluation runs
+    (only on a terminal, and not for ``play``, which talks to the user itself)."""
+    if args.verb == "play" or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn(f"dice-envs {args.verb} {args.game}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as progress:
+        progress.add_task("", total=None)
+        yield
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings (a long run announced, a cache not written) as one plain line on stderr."""
     print(f"dice-envs: {category.__name__}: {message}", file=sys.stderr, flush=True)
@@ -101,9 +125,15 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+#: The version of the ``--json`` outputs' shape.  Every object has ``schema`` and ``game``
+#: (``"pig"``, ``"liars_dice"``, ...); player counts are ``num_players``, as in the games'
+#: arguments.  Version 1 renamed ``players`` and ``analysis`` to those.
+JSON_SCHEMA = 1
+
+
 def print_json(obj) -> None:
-    """Print one JSON object on stdout (what ``--json`` promises)."""
-    json.dump(obj, sys.stdout, indent=2, sort_keys=False)
+    """Print one JSON object on stdout (what ``--json`` promises), with ``schema`` first."""
+    json.dump({"schema": JSON_SCHEMA, **obj}, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
 
 

@@ -34,7 +34,7 @@ def add_commands(verbs) -> None:
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="your seat (0 or 1)")
     play.add_argument("--starting-player", type=int, choices=[0, 1], default=None,
                       help="who starts round 1 (default: drawn at random)")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_closest_number)
 
 
@@ -43,7 +43,7 @@ def solve_report(players: int = 2, numbers: int = 10, round3: str = "two_cards",
     from dice_envs.agents.closest_number_round1 import solve_round1
 
     t0 = time.perf_counter()
-    report = {"game": "closest_number", "players": players, "numbers": numbers, "round3": round3,
+    report = {"game": "closest_number", "num_players": players, "numbers": numbers, "round3": round3,
               "round1": solve_round1(players, numbers, tie_break).as_dict()}
     if players == 2:
         from dice_envs.agents.closest_number_solver import solve
@@ -184,6 +184,6 @@ def print_closest_number_table(report: dict) -> None:
     for column in ("players", "numbers", "picks in order", "points", "best first picks"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["round1"]:
-        table.add_row(str(row["players"]), str(row["numbers"]), str(row["placements_in_order"]),
+        table.add_row(str(row["num_players"]), str(row["numbers"]), str(row["placements_in_order"]),
                       str(row["points_in_order"]), str(row["best_first_moves"]))
     console.print(table)

@@ -25,8 +25,10 @@ def add_commands(verbs) -> None:
     _game_arguments(solve)
     solve.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
                        help="stop when the average policy's exploitability (NashConv/2) is <= E (1e-4)")
-    solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+")
-    solve.add_argument("--max-iterations", type=int, default=100_000)
+    solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+",
+                       help="CFR+ (default; regrets floored at 0, linear averaging) or vanilla CFR")
+    solve.add_argument("--max-iterations", type=int, default=100_000,
+                       help="stop after this many iterations even above the target (100000)")
     solve.add_argument("--lp", action="store_true", help="also solve the sequence-form LP (small games)")
     solve.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
@@ -46,7 +48,7 @@ def add_commands(verbs) -> None:
     play = verbs["play"].add_parser("liars-dice", help="play Liar's Dice against the equilibrium")
     _game_arguments(play)
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to bid first, 1 to bid second")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
                       help="solve the computer's strategy to this exploitability (1e-3)")
     play.set_defaults(handler=play_liars_dice)
@@ -142,7 +144,7 @@ def export_liars_dice(args: argparse.Namespace) -> int:
         check_disk(f"export-efg liars-dice ({expected:,} nodes)", out, EFG_BYTES_PER_NODE * expected)
         check_resources(f"export-efg liars-dice ({expected:,} nodes)", 0, EFG_BYTES_PER_NODE * expected / 5e6)
     nodes = write_efg(game, out, title=f"Liar's Dice {game!r}", comment=comment)
-    report = {"file": out, "nodes": nodes, "expected_nodes": expected, **game.config()}
+    report = {"game": "liars_dice", "file": out, "nodes": nodes, "expected_nodes": expected, **game.config()}
     if args.json:
         print_json(report)
     else:
@@ -263,7 +265,7 @@ def evaluate_report(model: str, faces=None, wild=None, exploitability: float = 1
         raise ValueError(f"--wild does not match the model's game (wild={game.wild})")
     tree = PublicTree(game)
     eq = equilibrium(game, exploitability, cache_dir or default_cache_dir())
-    report = {"game": game.config(), "model": model}
+    report = {"game": "liars_dice", **game.config(), "model": model}
     report.update(exact_scores(tree, policy.tree_policy(tree), eq.policy))
     report["cfr_plus_value_first_player"] = eq.value_first_player
     return report
@@ -274,8 +276,7 @@ def evaluate_liars_dice(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    g = report["game"]
-    print(f"{args.model} ({g['faces']} faces{', wild' if g['wild'] else ''}), exact:")
+    print(f"{args.model} ({report['faces']} faces{', wild' if report['wild'] else ''}), exact:")
     print(f"  exploitability (NashConv/2)    {report['exploitability']:.6f}")
     print(f"  value against CFR+ equilibrium {report['value_vs_equilibrium']:+.6f} "
           f"(as first {report['value_vs_equilibrium_as_first']:+.6f}, as second {report['value_vs_equilibrium_as_second']:+.6f})")

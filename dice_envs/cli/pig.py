@@ -22,10 +22,10 @@ def add_commands(verbs) -> None:
     solve.set_defaults(handler=solve_pig)
 
     play = verbs["play"].add_parser("pig", help="play Pig against the optimal policy")
-    play.add_argument("--goal", type=int, default=100)
+    play.add_argument("--goal", type=int, default=100, help="winning score (100)")
     _add_die_arguments(play)
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_pig)
 
     evaluate = verbs["evaluate"].add_parser(

@@ -60,7 +60,7 @@ def print_shakes_table(reports) -> None:
         rows = list(report["policies"].items()) + [("full info", report["full_information"])]
         for k, (name, row) in enumerate(rows):
             table.add_row(
-                str(report["players"]) if k == 0 else "", name, f"{row['team_win']:.4f}",
+                str(report["num_players"]) if k == 0 else "", name, f"{row['team_win']:.4f}",
                 f"{row['expected_saved']:.3f}", f"{row.get('best_choice_rate', float('nan')):.3f}",
                 f"{row['team_win'] - best:+.4f}",
             )
@@ -72,7 +72,7 @@ def print_shakes_table(reports) -> None:
     for report in reports:
         cmp, pol = report["dice_vs_thompson"], report["policies"]
         closeness.add_row(
-            str(report["players"]), f"{cmp['mean_tv']:.4f}", f"{cmp['max_tv']:.4f}",
+            str(report["num_players"]), f"{cmp['mean_tv']:.4f}", f"{cmp['max_tv']:.4f}",
             f"{pol['dice_rule']['team_win'] - pol['thompson']['team_win']:+.4f}", f"{report['seconds']:.2f}",
         )
     console.print(closeness)

@@ -24,9 +24,10 @@ def add_commands(verbs) -> None:
     solve.set_defaults(handler=solve_ayzd)
 
     play = verbs["play"].add_parser("zombie-dice", help="play Zombie Dice against the AYZD-optimal policy")
-    play.add_argument("--variant", choices=["all_yellow", "official"], default="all_yellow")
+    play.add_argument("--variant", choices=["all_yellow", "official"], default="all_yellow",
+                      help="the dice: 13 yellow (default) or the official green/yellow/red")
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_zombie_dice)
 
     evaluate = verbs["evaluate"].add_parser(
