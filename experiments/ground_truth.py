@@ -43,11 +43,11 @@ def shakes(out: str) -> dict:
     print_shakes_table(reports)
     competitive = [competitive_outcome(players) for players in range(2, 7)]
     for row in competitive:
-        print(f"competitive, {row["num_players"]} players, everyone argues: draw {row['draw']:.4f}, "
+        print(f"competitive, {row['num_players']} players, everyone argues: draw {row['draw']:.4f}, "
               f"each seat wins {row['each_seat_wins']:.4f}")
     checks = [competitive_best_response(players) for players in (2, 3)]
     for row in checks:
-        print(f"competitive, {row["num_players"]} players: states where yielding beats arguing against "
+        print(f"competitive, {row['num_players']} players: states where yielding beats arguing against "
               f"everyone arguing: {row['states_where_yielding_is_better']}")
     result = {"court": reports, "competitive": competitive, "competitive_best_response": checks}
     write_json(os.path.join(out, "shakes.json"), result)
