@@ -1,0 +1,263 @@
+"""Every game as an OpenSpiel game: ``import dice_envs.openspiel`` registers them with pyspiel.
+
+After the import, OpenSpiel's algorithms (CFR and its family, exploitability, MCTS,
+NFSP, PSRO, ...) run on the project's games through pyspiel's Python-game support::
+
+    import pyspiel
+    import dice_envs.openspiel  # registers the games
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 6, "wild": True})
+
+The names are ``dice_envs_<game>``: ``dice_envs_liars_dice``, ``dice_envs_pig``,
+``dice_envs_zombie_dice``, ``dice_envs_shakes`` and ``dice_envs_closest_number``; the
+parameters are the project's own argument names (:data:`GAMES` lists them with their
+defaults).  OpenSpiel's parameters cannot be None, so ``-1`` stands for None
+(``max_quantity``, ``starting_player``).
+
+The rules are the project's rules cores (:mod:`dice_envs.core`), not a re-implementation:
+a pyspiel state holds a rules-core state.  Actions are the rules core's action ids;
+chance outcomes, which the rules cores describe as objects (a roll, a deal), are numbered
+in the order of the state's ``chance_outcomes()``.  Information states are the rules
+core's ``information_state(player)`` where the game has hidden information (Liar's Dice,
+Closest Number, The Shakes), the full position otherwise (Pig, Zombie Dice); tensors are
+the rules core's observation vectors (as in the PettingZoo environments).
+
+Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as err:  # pragma: no cover - the extra is not installed
+    raise ImportError("dice_envs.openspiel needs OpenSpiel: pip install 'dice-envs[openspiel]'") from err
+
+from .core import CHANCE, TERMINAL, Game
+
+__all__ = ["GAMES", "register", "core_state"]
+
+_PLAYER_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """How one game is offered to OpenSpiel."""
+
+    long_name: str
+    parameters: Dict[str, object]  # the project's argument names and their defaults
+    make: Callable[[dict], Game]  # the rules-core game for the parameters
+    information: "pyspiel.GameType.Information"
+    utility: "pyspiel.GameType.Utility"
+    max_chance_outcomes: Callable[[Game], int]
+    utilities: Callable[[Game], tuple]  # (min, max, sum or None)
+    max_game_length: Callable[[Game], int]
+    hidden: bool  # information states are the rules core's information_state()
+
+
+def _none(value):
+    return None if value == -1 else value
+
+
+def _liars_dice(p):
+    from .liars_dice import LiarsDiceGame
+
+    return LiarsDiceGame(p["num_players"], p["dice_per_player"], p["faces"], p["wild"], _none(p["max_quantity"]))
+
+
+def _pig(p):
+    from .dice import d
+    from .pig import PigGame
+
+    return PigGame(p["goal"], d(p["sides"]))
+
+
+def _zombie_dice(p):
+    from .zombie_dice import ZombieDiceGame
+
+    return ZombieDiceGame(p["num_players"], p["variant"], p["goal"], p["stop_when_won"])
+
+
+def _shakes(p):
+    from .shakes_v0 import make_game
+
+    return make_game(p["num_players"], p["mode"], p["variant"], p["objective"], p["until_winner"])
+
+
+def _closest_number(p):
+    from .closest_number import ClosestNumberGame
+
+    return ClosestNumberGame(p["num_players"], p["numbers"], _none(p["starting_player"]), p["round3"])
+
+
+def _shakes_utilities(game):
+    if game.rules.competitive:
+        return (-1.0, 1.0, None)
+    if game.objective == "saved":
+        return (0.0, float(game.rules.patients), None)
+    return (0.0, 1.0, None)
+
+
+# A long game's length has no bound (Pig, Zombie Dice): OpenSpiel needs one; this one is never reached in practice.
+_LONG = 100_000
+_I = pyspiel.GameType.Information
+_U = pyspiel.GameType.Utility
+
+GAMES: Dict[str, GameSpec] = {
+    "liars_dice": GameSpec(
+        "Liar's Dice (dice_envs)",
+        dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1), _liars_dice,
+        _I.IMPERFECT_INFORMATION, _U.ZERO_SUM,
+        lambda g: len(g.chance_distribution()), lambda g: (-1.0, 1.0, 0.0 if g.num_players == 2 else None),
+        lambda g: g.num_bids + 1, hidden=True),
+    "pig": GameSpec(
+        "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, _U.ZERO_SUM,
+        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0, 0.0), lambda g: _LONG, hidden=False),
+    "zombie_dice": GameSpec(
+        "Zombie Dice (dice_envs)", dict(num_players=2, variant="official", goal=13, stop_when_won=True),
+        _zombie_dice, _I.PERFECT_INFORMATION, _U.GENERAL_SUM,
+        lambda g: 4096, lambda g: (-1.0, 1.0, None), lambda g: _LONG, hidden=False),
+    "shakes": GameSpec(
+        "The Shakes (dice_envs)",
+        dict(num_players=4, mode="court", variant="cooperative", objective="win", until_winner=False), _shakes,
+        _I.IMPERFECT_INFORMATION, _U.GENERAL_SUM,
+        lambda g: 6 ** g.rules.num_players, _shakes_utilities,
+        lambda g: _LONG if g.rules.until_winner else g.rules.patients * (g.rules.num_players + 1), hidden=True),
+    "closest_number": GameSpec(
+        "Closest Number (dice_envs)", dict(num_players=2, numbers=10, starting_player=-1, round3="two_cards"),
+        _closest_number, _I.IMPERFECT_INFORMATION, _U.GENERAL_SUM,
+        lambda g: g.num_players, lambda g: (-1.0, 1.0, None),
+        lambda g: 2 * g.num_players * g.numbers * (g.last_round + 1), hidden=True),
+}
+
+
+def core_state(state) -> object:
+    """The rules-core state behind a pyspiel state of a registered game."""
+    return state.core
+
+
+class _Observer:
+    """pyspiel's Python observer: the rules core's observation vector as the tensor; as the
+    string, the information state (hidden-information games, perfect recall) or the
+    position (otherwise)."""
+
+    def __init__(self, game, iig_obs_type):
+        self.tensor = np.zeros(game.core.observation_shape, np.float32)
+        self.dict = {"observation": self.tensor}
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.hidden = game.spec.hidden
+
+    def set_from(self, state, player):
+        self.tensor[:] = state.core.observation(player)
+
+    def string_from(self, state, player):
+        core = state.core
+        if self.hidden and self.perfect_recall and hasattr(core, "information_state"):
+            return repr(core.information_state(player))
+        if self.hidden:
+            return f"p{player} " + " ".join(f"{x:g}" for x in core.observation(player))
+        return repr(core)
+
+
+def _make_classes(name: str, spec: GameSpec):
+    game_type = pyspiel.GameType(
+        short_name=f"dice_envs_{name}", long_name=spec.long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=spec.information, utility=spec.utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=8, min_num_players=1,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification=dict(spec.parameters))
+
+    class State(pyspiel.State):
+        def __init__(self, game, core=None):
+            super().__init__(game)
+            self.core = core if core is not None else game.core.new_initial_state()
+            self._chance = None
+
+        def __deepcopy__(self, memo):  # rules-core states are immutable: share them
+            return State(self.get_game(), self.core)
+
+        def current_player(self):
+            player = self.core.current_player
+            return _PLAYER_IDS.get(player, player)
+
+        def _legal_actions(self, player):
+            return list(self.core.legal_actions())
+
+        def _outcomes(self):
+            if self._chance is None:
+                self._chance = self.core.chance_outcomes()
+            return self._chance
+
+        def chance_outcomes(self):
+            return [(k, float(p)) for k, (_, p) in enumerate(self._outcomes())]
+
+        def _apply_action(self, action):
+            if self.core.is_chance_node():
+                self.core = self.core.apply(self._outcomes()[action][0])
+            else:
+                self.core = self.core.apply(int(action))
+            self._chance = None
+
+        def _action_to_string(self, player, action):
+            if player == pyspiel.PlayerId.CHANCE:  # unique per outcome, as OpenSpiel requires
+                outcome = self._outcomes()[action][0]
+                return f"{self.core.describe_outcome(outcome)} [{outcome!r}]"
+            return self.core.game.action_name(action)
+
+        def is_terminal(self):
+            return self.core.is_terminal()
+
+        def returns(self):
+            return [float(r) for r in self.core.returns()]
+
+        def __str__(self):
+            return str(self.core)
+
+    State.__name__ = State.__qualname__ = f"{name.title().replace('_', '')}State"
+
+    class OpenSpielGame(pyspiel.Game):
+        def __init__(self, params=None):
+            values = dict(spec.parameters)
+            for key, value in (params or {}).items():
+                if key not in values:
+                    raise ValueError(f"dice_envs_{name} has no parameter {key!r}; its parameters: {sorted(values)}")
+                values[key] = value
+            self.spec = spec
+            self.core = spec.make(values)
+            low, high, total = spec.utilities(self.core)
+            info = pyspiel.GameInfo(
+                num_distinct_actions=self.core.num_actions,
+                max_chance_outcomes=spec.max_chance_outcomes(self.core),
+                num_players=self.core.num_players, min_utility=low, max_utility=high,
+                utility_sum=total, max_game_length=spec.max_game_length(self.core))
+            super().__init__(game_type, info, values)
+
+        def new_initial_state(self):
+            return State(self)
+
+        def make_py_observer(self, iig_obs_type=None, params=None):
+            if params:
+                raise ValueError(f"observation parameters are not supported, got {params}")
+            return _Observer(self, iig_obs_type)
+
+    OpenSpielGame.__name__ = OpenSpielGame.__qualname__ = f"{name.title().replace('_', '')}OpenSpielGame"
+    return game_type, OpenSpielGame
+
+
+def register() -> None:
+    """Register every game of :data:`GAMES` with pyspiel (done on import; idempotent)."""
+    registered = set(pyspiel.registered_names())
+    for name, spec in GAMES.items():
+        if f"dice_envs_{name}" not in registered:
+            pyspiel.register_game(*_make_classes(name, spec))
+
+
+register()
