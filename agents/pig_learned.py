@@ -24,7 +24,7 @@ from dice_envs.pig import DEFAULT_GOAL, PigGame
 
 from . import pig_solver
 from .jeopardy_learned import roll_probabilities
-from .pig_opponents import solved
+from .pig_solver import solved
 
 __all__ = ["ModelPolicy", "exact_score", "reference_differences"]
 

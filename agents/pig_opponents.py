@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from functools import lru_cache
 
 from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
 from .opponents import RandomOpponent
@@ -20,12 +19,11 @@ from .opponents import RandomOpponent
 NAMES = ("optimal", "hold_at_N", "random")
 
 
-@lru_cache(maxsize=8)
 def solved(goal: int, die):
-    """The optimal Pig policy for ``goal`` and ``die`` (cached)."""
+    """The optimal Pig policy for ``goal`` and ``die`` (cached; :func:`dice_envs.agents.pig_solver.solved`)."""
     from . import pig_solver
 
-    return pig_solver.solve(goal, die)
+    return pig_solver.solved(goal, die)
 
 
 def resolve_policy(spec, game):

@@ -206,6 +206,12 @@ def solve(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
     return _solve_grid(int(goal), die, None)
 
 
+@lru_cache(maxsize=8)
+def solved(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
+    """:func:`solve`, cached for the process (the opponents and the exact scorers share it)."""
+    return solve(goal, die)
+
+
 def evaluate(first: Policy, second: Policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> float:
     """Exact probability that ``first`` (moving first) beats ``second``."""
     die = _check(goal, die)
