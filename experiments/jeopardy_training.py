@@ -13,25 +13,71 @@ an options dataclass derived from :class:`TrainArgs`; :func:`train` does the res
   per evaluation, the last ``--pool-size`` kept; in each game the latest is played
   half of the time, otherwise one drawn uniformly from the pool; each a table
   look-up inside the batch) or a fixed opponent the env accepts by name;
-* every ``--eval-every`` steps, and at the end, the network's greedy decision is
-  taken in every state of the solver's grid (one batch) and evaluated exactly
+* training goes in chunks that end at the multiples of ``--eval-every`` steps (and at
+  ``--steps``); after each chunk, and before the first, the network's greedy decision
+  is taken in every state of the solver's grid (one batch) and evaluated exactly
   against the optimal policy from both seats: the Difference of the Zombie Dice
-  paper, ``2 (w - 1/2)`` for the seat-averaged win probability ``w``.
+  paper, ``2 (w - 1/2)`` for the seat-averaged win probability ``w``.  Every chunk
+  starts from freshly dealt games (the games in progress at an evaluation are
+  dropped, in a resumed run and an uninterrupted one alike), so a checkpoint needs
+  no games in progress;
+* the learning rate is constant within a chunk and decays linearly from
+  ``--learning-rate`` to ``--lr-floor`` x it over the budget (the larger of the
+  fractions of ``--steps`` and ``--minutes`` used so far).
 
 Outputs, in ``--run-dir``:
 
 * ``tb/``: TensorBoard logs (PPO's own, plus ``exact/difference`` and the win rates);
-* ``checkpoint/``: the model, the self-play pool and ``state.json`` (steps, time,
-  the curve), each written atomically after every evaluation; rerunning the same
-  command resumes from it.  Ctrl-C or SIGTERM save a checkpoint first, so an
-  interrupted run loses nothing (a hard kill loses at most the steps since the last
-  evaluation, never the checkpoint);
+* ``checkpoint/``: written after every evaluation (see below); rerunning the same
+  command resumes from it;
 * ``model.zip`` (+ ``model.json``): the final model, for ``dice-envs evaluate``;
 * ``difference.png`` and ``curve.json``: the exact Difference against training steps.
 
 The last line of stdout is one JSON object: ``difference`` and, for each reference
 policy, whether the agent reached its gap (``reached``), with the curve and speed.
 ``--minutes`` and ``--steps`` are totals over all resumes.
+
+Checkpoint (``checkpoint/``, format 2): ``model-<steps>.zip`` (the SB3 model: policy
+and optimiser; on resume only its tensors are read, ``weights_only``),
+``pool-<steps>.npz`` (the self-play pool's networks, ``--opponent selfplay`` only) and
+``state.json``: ``format``, ``steps``, ``seconds``, ``history`` (the curve),
+``result`` (the last exact evaluation), ``args`` (the options), ``rng`` (the states
+of Python's, numpy's and torch's generators and of the env's numpy Generator, which
+also draws the pool opponents), the names of the two files, and, once the run is
+finished, ``report``.  The files are written under new names first and
+``state.json`` is switched last by one atomic rename, so a kill at any instant
+leaves the previous checkpoint or the new one, whole; files no ``state.json``
+names are removed on the next start.  On resume everything is validated: a
+``state.json`` that is not such an object, a missing, empty or foreign model or
+pool file, or one written by an older version of this script is refused with a
+message naming the file and ``remove <dir> to start over`` (exit code 2).
+
+Resuming is exact: a run interrupted after an evaluation and resumed gives the
+same curve (same Differences at the same steps, same network) as an uninterrupted
+run with the same options and budget, on the same ``--threads``.  Ctrl-C or SIGTERM
+stop at once and keep the last checkpoint (the steps since it are redone on
+resume, so the result does not depend on where the interruption fell); the report
+then says ``"interrupted": true`` and the exit code is 130.  The learning-rate
+schedule depends on the budget, so a run extended with a larger ``--steps`` or
+``--minutes`` continues on the stretched schedule (it equals an uninterrupted run
+of the larger budget only with a constant rate, ``--lr-floor 1``).
+
+On resume these options may differ from the checkpoint's: ``--minutes``,
+``--steps`` (a budget already spent just reports), ``--eval-every`` (later
+evaluations, hence pool snapshots and fresh deals, fall on its multiples),
+``--threads`` (exactness holds for the same count), ``--plot``, ``--quiet`` and
+``--run-dir``.  Every other option (the network: ``--net-pi``, ``--net-vf``,
+``--activation``; the game: ``--goal``, ``--opponent``, ``--n-envs``; PPO's
+hyperparameters and ``--seed``) must equal the checkpoint's, or the run is refused
+with the option, both values and what to do (give the checkpoint's value, or
+another ``--run-dir``).  A finished run (its budget spent) that is rerun prints
+its stored report and exits 0 without training.
+
+Options are checked before anything runs: numbers must be finite (no ``nan`` or
+``inf``), counts at least 1, ``--learning-rate`` positive, ``--gamma``,
+``--gae-lambda`` and ``--lr-floor`` within ``[0, 1]``, ``--ent-coef`` >= 0.  If the
+network's parameters stop being finite numbers during training (a learning rate
+far too large), the run stops with an error and the last checkpoint is kept.
 """
 
 from __future__ import annotations
@@ -40,21 +86,40 @@ import abc
 import copy
 import dataclasses
 import json
-import os
+import re
+import shutil
 import signal
 import sys
 import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 import numpy as np
 
-from experiments.training_common import args_from_dataclass, atomic_write_text, budget_seconds, check_args, log
+from experiments.training_common import (
+    args_from_dataclass,
+    atomic_file,
+    atomic_write_text,
+    budget_seconds,
+    budget_spent,
+    check_args,
+    check_fields,
+    check_resume_args,
+    damaged,
+    jsonable,
+    layer_sizes,
+    log,
+    random_states,
+    restore_random_states,
+)
 
 ACTIVATIONS = ("relu", "tanh")
 HOLD, ROLL = 0, 1  # the action ids of every jeopardy game (dice_envs.zombie_dice, dice_envs.pig)
+FORMAT = 2  # the checkpoint format written and read (state.json "format")
+#: the options that may differ from the checkpoint's on resume (see the module docstring)
+CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
 
 
 @dataclass
@@ -91,8 +156,17 @@ def parse_args(cls, description: str, argv=None):
     args = args_from_dataclass(cls, description, argv)
     if args.activation not in ACTIVATIONS:
         raise ValueError(f"--activation must be one of {list(ACTIVATIONS)}, got {args.activation!r}")
+    args.net_pi = layer_sizes("net_pi", args.net_pi)
+    args.net_vf = layer_sizes("net_vf", args.net_vf)
     check_args(args, at_least_one=("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size",
-                                   "threads", "goal"))
+                                   "threads", "goal"),
+               positive=("learning_rate",), non_negative=("ent_coef",),
+               ranges={"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
+    if args.batch_size < 2:
+        raise ValueError(f"--batch-size must be at least 2 (PPO normalises advantages over a minibatch), "
+                         f"got {args.batch_size}")
+    if args.n_envs * args.n_steps < 2:
+        raise ValueError("--n-envs x --n-steps (the steps of one rollout) must be at least 2")
     return args
 
 
@@ -101,8 +175,6 @@ class GameSpec(abc.ABC):
 
     #: the game's name in reports and ``model.json``
     name: str
-    #: the keys of the options a checkpoint must agree with to be resumed
-    resume_keys: Tuple[str, ...] = ("opponent", "goal")
 
     @abc.abstractmethod
     def make_vector_env(self, args, opponent):
@@ -136,21 +208,6 @@ def activation_fn(name: str):
     import torch
 
     return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
-
-
-# -- atomic files ---------------------------------------------------------------------
-
-
-def atomic_save_model(model, path: Path) -> None:
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
-
-
-def atomic_save_npz(path: Path, arrays: dict) -> None:
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
 
 
 # -- the self-play pool ----------------------------------------------------------------
@@ -243,173 +300,157 @@ def plot_curve(history: list, path: Path, title: str, references: Dict[str, floa
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
-    os.replace(tmp, path)
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+
+
+def checkpoint_names(steps: int, selfplay: bool) -> dict:
+    """The files of the checkpoint at ``steps`` (besides ``state.json``)."""
+    return {"model": f"model-{steps:010d}.zip", "pool": f"pool-{steps:010d}.npz" if selfplay else None}
+
+
+def read_state(ckpt: Path, args) -> dict:
+    """``ckpt/state.json``, validated (``ValueError`` naming the file otherwise) and
+    checked against the options (``ValueError`` naming the option)."""
+    path = ckpt / "state.json"
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise damaged(path, f"not JSON: {err}", ckpt) from None
+    if isinstance(state, dict) and "model" in state and "format" not in state:
+        raise ValueError(f"checkpoint {path} was written by an older version of this script, without the random "
+                         f"states an exact resume needs; remove {ckpt} to start over (curve.json and model.zip "
+                         f"beside it are not needed for that), or give another --run-dir")
+    try:
+        check_fields(state, "state.json", format=int, steps=int, seconds=float, history=list, model=str,
+                     pool=(str, None), args=dict, rng=dict, result=dict)
+        if state["format"] != FORMAT:
+            raise ValueError(f"format {state['format']}, this script reads format {FORMAT}")
+        if state["seconds"] < 0:
+            raise ValueError(f"'seconds' is negative: {state['seconds']}")
+        if not state["history"]:
+            raise ValueError("the history is empty")
+        previous = -1
+        for entry in state["history"]:
+            check_fields(entry, "a history entry", steps=int, minutes=float, difference=float, win_as_first=float,
+                         win_as_second=float)
+            if entry["steps"] <= previous:
+                raise ValueError("the history's steps do not increase")
+            previous = entry["steps"]
+        if previous != state["steps"]:
+            raise ValueError(f"the history ends at {previous} steps, the checkpoint is at {state['steps']}")
+        check_fields(state["result"], "'result'", difference=float, win_as_first=float, win_as_second=float,
+                     reached=(dict, None), references=(dict, None))
+        names = checkpoint_names(state["steps"], state["pool"] is not None)
+        if state["model"] != names["model"] or state["pool"] != names["pool"]:
+            raise ValueError(f"it names {state['model']!r} and {state['pool']!r}, expected {names['model']!r} and "
+                             f"{names['pool']!r}")
+        if "report" in state:
+            check_fields(state["report"], "'report'", steps=int)
+            if state["report"]["steps"] != state["steps"]:
+                raise ValueError("the stored report is not for the checkpoint's steps")
+    except ValueError as err:
+        raise damaged(path, str(err), ckpt) from None
+    check_resume_args(state["args"], args, CHANGEABLE, ckpt)
+    if (state["pool"] is not None) != (args.opponent == "selfplay"):
+        raise damaged(path, "a pool file goes with --opponent selfplay only", ckpt)
+    return state
+
+
+def remove_stray_files(ckpt: Path, state: Optional[dict]) -> None:
+    """Remove the checkpoint files ``state`` does not name (older checkpoints, files of a
+    checkpoint whose ``state.json`` was never switched, temporary files)."""
+    keep = {state["model"], state["pool"]} if state else set()
+    for path in ckpt.iterdir():
+        ours = re.fullmatch(r"(model-\d+(\.tmp)?\.zip|pool-\d+(\.tmp)?\.npz|state\.tmp\.json)", path.name)
+        if ours and path.name not in keep and path.is_file():
+            path.unlink()
+
+
+def load_model_parameters(model, path: Path, ckpt: Path) -> None:
+    """Put the policy and optimiser of the model zip ``path`` into ``model`` (tensors only:
+    SB3 reads them with ``torch.load(weights_only=True)``; the zip's pickled data is not read)."""
+    if not path.is_file():
+        raise damaged(path, "the model file it names is missing", ckpt)
+    if not zipfile.is_zipfile(path):
+        raise damaged(path, "the model file is empty or not a zip file", ckpt)
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except Exception as err:  # a zip of something else: missing or foreign tensors, wrong shapes
+        raise damaged(path, f"not this run's model: {type(err).__name__}: {str(err)[:200]}", ckpt) from None
+    if not parameters_finite(model.policy):
+        raise damaged(path, "the model's parameters are not all finite numbers", ckpt)
+
+
+def load_pool(pool: Pool, policy_net, path: Path, ckpt: Path) -> None:
+    """Fill ``pool`` from the npz ``path`` (validated: every snapshot must fit ``policy_net``)."""
+    import torch
+
+    if not path.is_file():
+        raise damaged(path, "the pool file it names is missing", ckpt)
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            snapshots = Pool.split(arrays)
+        if not 1 <= len(snapshots) <= pool.size:
+            raise ValueError(f"{len(snapshots)} snapshots, expected 1 to --pool-size {pool.size}")
+        probe = copy.deepcopy(policy_net)
+        for sd in snapshots:
+            if not all(np.isfinite(v).all() for v in sd.values()):
+                raise ValueError("a snapshot has non-finite parameters")
+            probe.load_state_dict({k: torch.as_tensor(v) for k, v in sd.items()})
+    except Exception as err:  # a damaged zip, foreign arrays, wrong names or shapes
+        raise damaged(path, f"not this run's self-play pool: {type(err).__name__}: {str(err)[:200]}", ckpt) from None
+    for sd in snapshots:
+        pool.add(policy_net, state_dict=sd)
+
+
+def parameters_finite(policy_net) -> bool:
+    import torch
+
+    return all(bool(torch.isfinite(p).all()) for p in policy_net.parameters())
 
 
 # -- training -------------------------------------------------------------------------------
 
 
-def build_env(spec: GameSpec, args, pool: Optional[Pool], seed: int):
+def build_env(spec: GameSpec, args, pool: Optional[Pool]):
     """The game's batched env as an SB3 ``VecEnv`` (opponents stepped inside the batch)."""
     from dice_envs.sb3_vec_env import SB3VecEnv
 
     opponent = PoolOpponent(pool, args.n_envs) if args.opponent == "selfplay" else args.opponent
-    env = SB3VecEnv(spec.make_vector_env(args, opponent))
-    env.seed(seed)
-    return env
+    return SB3VecEnv(spec.make_vector_env(args, opponent))
 
 
-def train(spec: GameSpec, args) -> dict:
-    """Train (or resume) as the module docstring says; returns the report."""
-    import torch
+def env_generator(env) -> np.random.Generator:
+    """The numpy Generator of the batched env (``SB3VecEnv.env``): its dice, the seats
+    and the pool opponents' draws."""
+    return env.env._rng
+
+
+def new_model(args, env, run: Path):
+    """A fresh MaskablePPO for the options (the global generators seeded with ``--seed`` first)."""
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import set_random_seed
 
-    torch.set_num_threads(args.threads)
-    run = Path(args.run_dir)
-    ckpt = run / "checkpoint"
-    ckpt.mkdir(parents=True, exist_ok=True)
-    state_path = ckpt / "state.json"
-    pool = Pool(args.pool_size, spec, args) if args.opponent == "selfplay" else None
+    set_random_seed(args.seed)
+    pi, vf = ([int(x) for x in spec_.split(",") if x] for spec_ in (args.net_pi, args.net_vf))
+    return MaskablePPO(
+        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": {"pi": pi, "vf": vf}, "activation_fn": activation_fn(args.activation)},
+        tensorboard_log=str(run / "tb"), device="cpu", verbose=0,
+    )
 
-    state = {"steps": 0, "seconds": 0.0, "history": [], "model": None, "pool": None, "args": dataclasses.asdict(args)}
-    resumed = state_path.exists()
-    if resumed:
-        try:
-            state = json.loads(state_path.read_text())
-        except (OSError, ValueError) as err:
-            raise ValueError(f"checkpoint {state_path} is damaged ({err}); remove {ckpt} to start over") from None
-        saved = state["args"]
-        for key in spec.resume_keys:
-            if saved[key] != getattr(args, key):
-                raise ValueError(f"--{key} {getattr(args, key)!r} differs from the checkpoint's {saved[key]!r}; "
-                                 f"use another --run-dir")
-    env = build_env(spec, args, pool, seed=args.seed + int(state["steps"]))
-    if resumed:
-        try:
-            model = MaskablePPO.load(ckpt / state["model"], env=env, device="cpu", tensorboard_log=str(run / "tb"))
-            if pool is not None:
-                with np.load(ckpt / state["pool"]) as arrays:
-                    for sd in Pool.split(arrays):
-                        pool.add(model.policy, state_dict=sd)
-        except (OSError, KeyError, ValueError, RuntimeError, zipfile.BadZipFile) as err:
-            raise ValueError(f"checkpoint in {ckpt} is damaged ({err}); remove it to start over") from None
-        log(args, f"resumed from {state['steps']} steps ({state['seconds'] / 60:.1f} min)")
-    else:
-        pi, vf = ([int(x) for x in spec_.split(",") if x] for spec_ in (args.net_pi, args.net_vf))
-        model = MaskablePPO(
-            "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
-            policy_kwargs={"net_arch": {"pi": pi, "vf": vf}, "activation_fn": activation_fn(args.activation)},
-            tensorboard_log=str(run / "tb"),
-            seed=args.seed, device="cpu", verbose=0,
-        )
-        if pool is not None:
-            pool.add(model.policy)
-    budget = budget_seconds(args)
-    max_steps = args.steps if args.steps > 0 else None
 
-    class Budget(BaseCallback):
-        """Stops learn() when the time or step budget is spent."""
-
-        def __init__(self, started: float, seconds_before: float):
-            super().__init__()
-            self.started, self.seconds_before = started, seconds_before
-
-        def _on_step(self) -> bool:
-            if time.perf_counter() - self.started + self.seconds_before >= budget:
-                return False
-            return max_steps is None or self.num_timesteps < max_steps
-
-    def save_checkpoint():
-        steps = int(model.num_timesteps)
-        names = {"model": f"model-{steps:010d}.zip", "pool": f"pool-{steps:010d}.npz" if pool else None}
-        atomic_save_model(model, ckpt / names["model"])
-        if pool is not None:
-            atomic_save_npz(ckpt / names["pool"], pool.arrays())
-        state.update(names, steps=steps)
-        atomic_write_text(state_path, json.dumps(state, indent=1))
-        keep = set(n for n in names.values() if n)
-        for old in ckpt.glob("*-*.*"):
-            if old.name not in keep and not old.name.endswith(".tmp.zip"):
-                old.unlink(missing_ok=True)
-
-    def evaluate_now():
-        t0 = time.perf_counter()
-        table = spec.probability_table(model.policy, args)
-        result = spec.evaluate(table, args)
-        result["table"] = table
-        entry = {"steps": int(model.num_timesteps), "minutes": state["seconds"] / 60,
-                 "difference": result["difference"], "win_as_first": result["win_as_first"],
-                 "win_as_second": result["win_as_second"]}
-        if not state["history"] or state["history"][-1]["steps"] != entry["steps"]:
-            state["history"].append(entry)
-        for key in ("difference", "win_as_first", "win_as_second"):
-            model.logger.record(f"exact/{key}", result[key])
-        model.logger.dump(entry["steps"])
-        log(args, f"steps {entry['steps']:>9,}  {entry['minutes']:5.1f} min  exact Difference {entry['difference']:+.5f}"
-                  f"  (evaluated in {time.perf_counter() - t0:.1f} s)")
-        return result
-
-    def plot(result):
-        if args.plot:
-            plot_curve(state["history"], run / "difference.png", spec.plot_title(args), result.get("references", {}))
-
-    interrupted = False
-
-    def on_sigterm(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    result = None
-    try:
-        if not resumed:
-            started = time.perf_counter()
-            model._setup_learn(0, reset_num_timesteps=True, tb_log_name="MaskablePPO")  # logger for step 0
-            result = evaluate_now()
-            state["seconds"] = time.perf_counter() - started
-        while True:
-            if state["seconds"] >= budget or (max_steps is not None and model.num_timesteps >= max_steps):
-                break
-            chunk = args.eval_every if max_steps is None else min(args.eval_every, max_steps - model.num_timesteps)
-            fraction = min(1.0, max(state["seconds"] / budget if budget < float("inf") else 0.0,
-                                    model.num_timesteps / max_steps if max_steps else 0.0))
-            lr = args.learning_rate * (1 - (1 - args.lr_floor) * fraction)
-            model.learning_rate = lr
-            model.lr_schedule = lambda _progress, lr=lr: lr
-            started = time.perf_counter()
-            try:
-                model.learn(chunk, reset_num_timesteps=False, tb_log_name="MaskablePPO",
-                            callback=Budget(started, state["seconds"]), progress_bar=False)
-            finally:
-                state["seconds"] += time.perf_counter() - started
-            started = time.perf_counter()
-            result = evaluate_now()
-            if pool is not None:
-                pool.add(model.policy, table=result["table"])
-            save_checkpoint()
-            plot(result)
-            state["seconds"] += time.perf_counter() - started
-    except KeyboardInterrupt:
-        interrupted = True
-        log(args, "interrupted: saving a checkpoint")
-        save_checkpoint()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    if result is None or state["history"][-1]["steps"] != model.num_timesteps:
-        result = evaluate_now()
-        save_checkpoint()
-    atomic_save_model(model, run / "model.zip")
-    atomic_write_text(run / "model.json", json.dumps(
-        {**spec.model_info(args), "steps": int(model.num_timesteps), "difference": result["difference"]}, indent=1))
-    plot(result)
-    env.close()
-    train_steps = int(model.num_timesteps)
-    best = max(state["history"], key=lambda h: h["difference"])
-    report = {
+def make_report(spec: GameSpec, args, state: dict, run: Path, resumed: bool, interrupted: bool) -> dict:
+    """The JSON report of the checkpoint ``state``."""
+    result, history = state["result"], state["history"]
+    best = max(history, key=lambda h: h["difference"])
+    return {
         "game": spec.name,
         "opponent": args.opponent,
         "difference": result["difference"],
@@ -417,24 +458,193 @@ def train(spec: GameSpec, args) -> dict:
         "win_as_second": result["win_as_second"],
         "reached": result.get("reached"),
         "references": result.get("references"),
-        "steps": train_steps,
+        "steps": state["steps"],
         "minutes": state["seconds"] / 60,
-        "steps_per_second": train_steps / state["seconds"] if state["seconds"] else None,
+        "steps_per_second": state["steps"] / state["seconds"] if state["seconds"] else None,
         "best": {"steps": best["steps"], "difference": best["difference"]},
         "interrupted": interrupted,
         "resumed": resumed,
         "run_dir": str(run),
-        "model": str(run / "model.zip"),
+        "model": None if interrupted else str(run / "model.zip"),
         "plot": str(run / "difference.png") if args.plot else None,
-        "history": state["history"],
+        "history": history,
     }
+
+
+def train(spec: GameSpec, args) -> dict:
+    """Train (or resume, or report a finished run) as the module docstring says; returns the report."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import configure_logger
+
+    torch.set_num_threads(args.threads)
+    run = Path(args.run_dir)
+    ckpt = run / "checkpoint"
+    state_path = ckpt / "state.json"
+    resumed = state_path.exists()
+    if resumed:
+        state = read_state(ckpt, args)
+        if budget_spent(args, state["steps"], state["seconds"]) and "report" in state and (run / "model.zip").is_file():
+            log(args, f"{run} is finished ({state['steps']:,} steps): its report (a larger --steps or --minutes "
+                      f"trains on)")
+            return state["report"]
+    elif (run / "model.zip").exists():
+        raise ValueError(f"{run} has a model.zip but no checkpoint ({state_path}); remove {run} to start over, "
+                         f"or give another --run-dir")
+    ckpt.mkdir(parents=True, exist_ok=True)
+    remove_stray_files(ckpt, state if resumed else None)
+
+    pool = Pool(args.pool_size, spec, args) if args.opponent == "selfplay" else None
+    env = build_env(spec, args, pool)
+    model = new_model(args, env, run)
+    if resumed:
+        load_model_parameters(model, ckpt / state["model"], ckpt)
+        if pool is not None:
+            load_pool(pool, model.policy, ckpt / state["pool"], ckpt)
+        model.num_timesteps = state["steps"]
+        try:
+            restore_random_states(state["rng"], {"env": env_generator(env)})
+        except ValueError as err:
+            raise damaged(state_path, str(err), ckpt) from None
+        log(args, f"resumed from {state['steps']:,} steps ({state['seconds'] / 60:.1f} min)")
+    else:
+        state = {"format": FORMAT, "steps": 0, "seconds": 0.0, "history": [], "result": {}}
+        if pool is not None:
+            pool.add(model.policy)
+        env.env.reset(seed=args.seed)  # seeds the env's Generator (the games dealt here are dropped)
+    # One TensorBoard run for the whole training, continued on resume.
+    model.set_logger(configure_logger(0, str(run / "tb"), "MaskablePPO", reset_num_timesteps=not resumed))
+    budget = budget_seconds(args)
+
+    class TimeBudget(BaseCallback):
+        """Stops learn() when the wall-clock budget is spent (the step budget is the chunk size)."""
+
+        def __init__(self, started: float, seconds_before: float):
+            super().__init__()
+            self.started, self.seconds_before = started, seconds_before
+
+        def _on_step(self) -> bool:
+            return time.perf_counter() - self.started + self.seconds_before < budget
+
+    def save_checkpoint():
+        steps = int(model.num_timesteps)
+        names = checkpoint_names(steps, pool is not None)
+        with atomic_file(ckpt / names["model"]) as tmp:
+            model.save(tmp)
+        if pool is not None:
+            with atomic_file(ckpt / names["pool"]) as tmp:
+                np.savez(tmp, **pool.arrays())
+        state.update(names, steps=steps, args=dataclasses.asdict(args), format=FORMAT,
+                     rng=random_states({"env": env_generator(env)}))
+        state.pop("report", None)
+        atomic_write_text(state_path, json.dumps(state, indent=1))  # the switch: the checkpoint is this one now
+        remove_stray_files(ckpt, state)
+
+    def evaluate_now(table: Optional[np.ndarray] = None) -> np.ndarray:
+        t0 = time.perf_counter()
+        if table is None:
+            table = spec.probability_table(model.policy, args)
+        result = spec.evaluate(table, args)
+        steps = int(model.num_timesteps)
+        state["result"] = jsonable({key: result.get(key) for key in
+                                    ("difference", "win_as_first", "win_as_second", "reached", "references")})
+        entry = {"steps": steps, "minutes": state["seconds"] / 60, **{key: state["result"][key] for key in
+                                                                       ("difference", "win_as_first", "win_as_second")}}
+        if state["history"] and state["history"][-1]["steps"] == steps:
+            state["history"][-1] = entry
+        else:
+            state["history"].append(entry)
+        for key in ("difference", "win_as_first", "win_as_second"):
+            model.logger.record(f"exact/{key}", result[key])
+        model.logger.dump(steps)
+        log(args, f"steps {steps:>9,}  {entry['minutes']:5.1f} min  exact Difference {entry['difference']:+.5f}"
+                  f"  (evaluated in {time.perf_counter() - t0:.1f} s)")
+        return table
+
+    def plot():
+        if args.plot:
+            plot_curve(state["history"], run / "difference.png", spec.plot_title(args),
+                       state["result"].get("references") or {})
+
+    def on_sigterm(signum, frame):
+        raise KeyboardInterrupt
+
+    committed = copy.deepcopy(state) if resumed else None  # the state of the checkpoint on disk
+    interrupted = False
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        if not resumed:
+            started = time.perf_counter()
+            evaluate_now()
+            state["seconds"] = time.perf_counter() - started
+            save_checkpoint()
+            committed = copy.deepcopy(state)
+            plot()
+        while not budget_spent(args, int(model.num_timesteps), state["seconds"]):
+            steps = int(model.num_timesteps)
+            target = (steps // args.eval_every + 1) * args.eval_every
+            if args.steps > 0:
+                target = min(target, args.steps)
+            fraction = min(1.0, max(state["seconds"] / budget, steps / args.steps if args.steps > 0 else 0.0))
+            lr = args.learning_rate * (1 - (1 - args.lr_floor) * fraction)
+            model.learning_rate = lr
+            model.lr_schedule = lambda _progress, lr=lr: lr
+            model._last_obs = None  # learn() starts with env.reset(): fresh games (see the module docstring)
+            started = time.perf_counter()
+            diverged = False
+            try:
+                model.learn(target - steps, reset_num_timesteps=False, tb_log_name="MaskablePPO",
+                            callback=TimeBudget(started, state["seconds"]) if budget < float("inf") else None,
+                            progress_bar=False)
+            except ValueError as err:  # torch's distributions refuse non-finite logits
+                if parameters_finite(model.policy) and "invalid values" not in str(err):
+                    raise
+                diverged = True
+            finally:
+                state["seconds"] += time.perf_counter() - started
+            started = time.perf_counter()
+            table = None
+            if not diverged and parameters_finite(model.policy):
+                table = spec.probability_table(model.policy, args)
+            if table is None or not np.isfinite(table).all():
+                raise ValueError(f"training diverged after {steps:,} steps: the network's outputs are no longer "
+                                 f"finite numbers (--learning-rate {args.learning_rate} too large?); the checkpoint "
+                                 f"at {committed['steps']:,} steps is kept; try a smaller rate with another --run-dir")
+            evaluate_now(table)
+            if pool is not None:
+                pool.add(model.policy, table=table)
+            state["seconds"] += time.perf_counter() - started
+            save_checkpoint()
+            committed = copy.deepcopy(state)
+            plot()
+    except KeyboardInterrupt:
+        if committed is None:
+            raise
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        env.close()
+    if interrupted:  # said even with --quiet
+        print(f"interrupted: the checkpoint at {committed['steps']:,} steps is kept; rerun the same command "
+              f"to resume from it", file=sys.stderr)
+        return make_report(spec, args, committed, run, resumed, interrupted=True)
+    # Finished: the final model is the last checkpoint's.
+    with atomic_file(run / "model.zip") as tmp:
+        shutil.copyfile(ckpt / state["model"], tmp)
+    atomic_write_text(run / "model.json", json.dumps(
+        {**spec.model_info(args), "steps": state["steps"], "difference": state["result"]["difference"]}, indent=1))
+    plot()
+    report = make_report(spec, args, state, run, resumed, interrupted=False)
     atomic_write_text(run / "curve.json", json.dumps(report, indent=1))
+    state["report"] = report  # a rerun of the finished run prints it
+    atomic_write_text(state_path, json.dumps(state, indent=1))
     return report
 
 
 def main(spec: GameSpec, args_class, description: str, argv=None) -> int:
     """Parse the options, train, print the report as one JSON line; exit code 2 for bad
-    options or a damaged checkpoint (the message on stderr), 130 when interrupted."""
+    options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
+    interrupted."""
     script = Path(sys.argv[0]).stem or spec.name
     try:
         args = parse_args(args_class, description, argv)
@@ -442,6 +652,9 @@ def main(spec: GameSpec, args_class, description: str, argv=None) -> int:
     except ValueError as err:
         print(f"{script}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{script}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)
+        return 130
     json.dump(report, sys.stdout)
     sys.stdout.write("\n")
     return 130 if report["interrupted"] else 0

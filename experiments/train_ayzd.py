@@ -15,8 +15,11 @@ The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, de
 ``curve.json``) are shared with ``train_pig.py``: see
 :mod:`experiments.jeopardy_training`.
 
-Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` (needs the
-``[train]`` extra).  ``--minutes`` and ``--steps`` are totals over all resumes.
+Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` (needs the ``[train]``
+extra).  ``--minutes`` and ``--steps`` are totals over all resumes.  Rerunning the same
+command resumes exactly from the checkpoint (or, for a finished run, prints its report
+again); which options may change on resume, the checkpoint's format and how damaged ones
+are refused: see :mod:`experiments.jeopardy_training`.
 """
 
 from __future__ import annotations

@@ -47,12 +47,51 @@ policy against the CFR+ equilibrium from both seats.
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_6`` or ``..._6_wild``):
 
 * ``tb/``: TensorBoard logs (``exact/exploitability``, ``exact/value_vs_equilibrium``, losses);
-* ``checkpoint.pt`` + ``state.json``: network, optimiser, magnet, curve; written
+* ``checkpoint.pt``: the whole state of the run in one file (below), replaced
   atomically after every evaluation; rerunning the same command resumes;
 * ``model.pt``: the final network, for ``dice-envs evaluate liars-dice``;
 * ``exploitability.png`` and ``curve.json``.
 
 The last line of stdout is one JSON object.
+
+Checkpoint (``checkpoint.pt``, format 2): one ``torch.save`` file holding only
+tensors and plain containers, read back with ``torch.load(weights_only=True)`` (a
+crafted pickle is refused, never run): ``format``; ``net``, ``magnet`` and ``opt``
+(state dicts); ``prev_q`` (the last action values of the optimistic step, a tensor,
+or ``None``); and ``state``, a JSON text: ``steps``, ``elapsed`` (seconds),
+``history`` (the curve), ``args`` (the options), ``rng`` (Python's, numpy's and
+torch's generator states) and, once the run is finished, ``report``.  It is written
+to ``checkpoint.tmp.pt`` and renamed over the old one, so a kill at any instant
+leaves the old checkpoint or the new one, whole.  On resume it is validated: a file
+torch cannot read as tensors and plain data, missing or mistyped fields, networks
+of the wrong shape, or a checkpoint of an older version of this script (which wrote
+``checkpoint.pt`` + ``state.json``; a ``state.json`` in the run directory is taken
+as one) are refused with a message naming the file and ``remove <dir> to start
+over`` (exit code 2).  A ``model.pt`` without a ``checkpoint.pt`` is refused too,
+rather than silently overwritten by a new run.
+
+Resuming is exact: an interrupted run, resumed, gives the same curve and network as
+an uninterrupted one with the same options and budget (on the same ``--threads``).
+Ctrl-C or SIGTERM finish the update in progress, save the checkpoint at it (not
+evaluated, so the curve is unchanged) and exit with code 130, the report saying
+``"interrupted": true``.  The fit's learning rate decays over the budget, so a run
+extended with a larger ``--steps`` or ``--minutes`` continues on the stretched
+schedule (equal to an uninterrupted run of the larger budget only with a constant
+rate, ``--lr-floor`` equal to ``--learning-rate``).
+
+On resume ``--minutes``, ``--steps`` (a budget already spent just reports),
+``--eval-every``, ``--threads``, ``--plot``, ``--quiet`` and ``--run-dir`` may
+change; every other option (the game, ``--hidden``, the method's parameters,
+``--seed``) must equal the checkpoint's, or the run is refused with the option,
+both values and what to do.  A finished run (its budget spent) that is rerun prints
+its stored report and exits 0 without training.
+
+Options are checked first: numbers must be finite (no ``nan``, ``inf``), counts at
+least 1, ``--eta``, ``--learning-rate`` and ``--cfr-target`` positive, ``--alpha``,
+``--optimism`` >= 0, ``--lr-floor`` between 0 and ``--learning-rate``, ``--faces``
+from 2 to 6, ``--hidden`` layer sizes.  If the fit's loss or the network stop being
+finite numbers, the run stops with an error (exit code 2) and keeps the last
+checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice.py --minutes 30 [--wild]``
 (needs torch, the ``[train]`` extra).  ``--minutes`` and ``--steps`` are totals over resumes.
@@ -62,12 +101,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -86,11 +125,23 @@ from dice_envs.agents.liars_dice_learned import (  # noqa: E402
 )
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass,
+    atomic_file,
     atomic_write_text,
-    budget_seconds,
+    budget_spent,
     check_args,
+    check_fields,
+    check_resume_args,
+    damaged,
+    jsonable,
+    layer_sizes,
     log,
+    random_states,
+    restore_random_states,
 )
+
+FORMAT = 2  # the checkpoint format written and read (checkpoint.pt "format")
+#: the options that may differ from the checkpoint's on resume (see the module docstring)
+CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
 
 
 @dataclass
@@ -118,11 +169,19 @@ class Args:
 
 
 def parse_args(argv=None) -> Args:
+    """The options, checked: ``ValueError`` names a bad one."""
+    from dice_envs.liars_dice import LiarsDiceGame
+
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
+    args.hidden = layer_sizes("hidden", args.hidden)
     check_args(args, at_least_one=("eval_every", "inner_steps", "lookahead", "magnet_every", "threads"),
-               positive=("eta", "learning_rate"), non_negative=("alpha", "optimism"))
+               positive=("eta", "learning_rate", "cfr_target"), non_negative=("alpha", "optimism"))
     if not 0 <= args.lr_floor <= args.learning_rate:
         raise ValueError(f"--lr-floor must be between 0 and --learning-rate, got {args.lr_floor}")
+    try:
+        LiarsDiceGame(faces=args.faces, wild=args.wild)
+    except ValueError as err:
+        raise ValueError(f"--faces: {err}") from None
     if not args.run_dir:
         args.run_dir = f"runs/liars_dice_{args.faces}" + ("_wild" if args.wild else "")
     return args
@@ -146,10 +205,9 @@ def plot_curve(history: list, path: Path, title: str, reference: float) -> None:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
@@ -161,7 +219,82 @@ def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
     else:
         done = elapsed / (args.minutes * 60)
     done = min(max(done, 0.0), 1.0)
-    return args.lr_floor + 0.5 * (args.learning_rate - args.lr_floor) * (1.0 + np.cos(np.pi * done))
+    return float(args.lr_floor + 0.5 * (args.learning_rate - args.lr_floor) * (1.0 + np.cos(np.pi * done)))
+
+
+# -- checkpoint -------------------------------------------------------------------------------
+
+
+def read_checkpoint(path: Path, run: Path, args: Args):
+    """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` (tensors and plain
+    containers only: a crafted pickle cannot run code) and validated; returns
+    ``(blob, state)``.  ``ValueError`` naming the file, or the option that differs."""
+    import torch
+
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # not a torch file, truncated, or a pickle of anything but tensors and containers
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        reason = next((line for line in lines if "GLOBAL" in line or "Unsupported" in line), lines[0] if lines else "")
+        raise damaged(path, f"torch cannot read it as tensors and plain data: {type(err).__name__}: "
+                            f"{reason[:200]}", run) from None
+    if isinstance(blob, dict) and "net" in blob and "format" not in blob:
+        raise ValueError(f"checkpoint {path} was written by an older version of this script (without the random "
+                         f"states and the curve in it); remove {run} to start over, or give another --run-dir")
+    try:
+        check_fields(blob, "checkpoint.pt", format=int, state=str, net=dict, magnet=dict, opt=dict)
+        if blob["format"] != FORMAT:
+            raise ValueError(f"format {blob['format']}, this script reads format {FORMAT}")
+        try:
+            state = json.loads(blob["state"])
+        except ValueError as err:
+            raise ValueError(f"its state is not JSON: {err}") from None
+        check_fields(state, "its state", steps=int, elapsed=float, history=list, args=dict, rng=dict)
+        if state["elapsed"] < 0:
+            raise ValueError(f"'elapsed' is negative: {state['elapsed']}")
+        if not state["history"]:
+            raise ValueError("the history is empty")
+        previous = -1
+        for entry in state["history"]:
+            check_fields(entry, "a history entry", steps=int, minutes=float, exploitability=float,
+                         value_vs_equilibrium=float, value_vs_equilibrium_as_first=float,
+                         value_vs_equilibrium_as_second=float)
+            if entry["steps"] <= previous:
+                raise ValueError("the history's steps do not increase")
+            previous = entry["steps"]
+        if previous > state["steps"]:
+            raise ValueError(f"the history goes to {previous} updates, the checkpoint is at {state['steps']}")
+        if "report" in state:
+            check_fields(state["report"], "its report", steps=int)
+            if state["report"]["steps"] != state["steps"]:
+                raise ValueError("the stored report is not for the checkpoint's updates")
+    except ValueError as err:
+        raise damaged(path, str(err), run) from None
+    check_resume_args(state["args"], args, CHANGEABLE, path)
+    return blob, state
+
+
+def load_tensors(blob: dict, path: Path, run: Path, net, magnet, opt, mask_shape) -> Optional[np.ndarray]:
+    """Put the checkpoint's networks and optimiser in place; returns the last action
+    values (``prev_q``) of the optimistic step.  ``ValueError`` naming the file."""
+    import torch
+
+    try:
+        net.load_state_dict(blob["net"])
+        magnet.load_state_dict(blob["magnet"])
+        opt.load_state_dict(blob["opt"])
+        prev_q = blob.get("prev_q")
+        if prev_q is not None:
+            if not isinstance(prev_q, torch.Tensor) or tuple(prev_q.shape) != tuple(mask_shape):
+                raise ValueError(f"prev_q should be a tensor of shape {tuple(mask_shape)}")
+            prev_q = prev_q.numpy()
+        tensors = list(net.parameters()) + list(magnet.parameters())
+        if not all(bool(torch.isfinite(t).all()) for t in tensors) or (
+                prev_q is not None and not np.isfinite(prev_q).all()):
+            raise ValueError("non-finite numbers in the networks or the action values")
+    except Exception as err:  # wrong shapes or names, a foreign optimiser state
+        raise damaged(path, f"not this run's networks: {type(err).__name__}: {str(err)[:200]}", run) from None
+    return prev_q
 
 
 # -- training -------------------------------------------------------------------------------
@@ -174,8 +307,24 @@ def train(args: Args) -> dict:
     from dice_envs.liars_dice import LiarsDiceGame
 
     torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
     game = LiarsDiceGame(faces=args.faces, wild=args.wild)
+    run = Path(args.run_dir)
+    ckpt_path = run / "checkpoint.pt"
+    if (run / "state.json").exists():
+        raise ValueError(f"{run} holds a state.json: a checkpoint of an older version of this script "
+                         f"(checkpoint.pt + state.json), which cannot be resumed exactly; remove {run} to start "
+                         f"over, or give another --run-dir")
+    blob = state = None
+    if ckpt_path.exists():
+        blob, state = read_checkpoint(ckpt_path, run, args)
+        if budget_spent(args, state["steps"], state["elapsed"]) and "report" in state and (run / "model.pt").is_file():
+            log(args, f"{run} is finished ({state['steps']} updates): its report (a larger --steps or --minutes "
+                      f"trains on)")
+            return state["report"]
+    elif (run / "model.pt").exists():
+        raise ValueError(f"{run} has a model.pt but no checkpoint.pt; remove {run} to start over, "
+                         f"or give another --run-dir")
+
     tree = PublicTree(game)
     states = InfoStates(tree)
     eq = equilibrium(game, args.cfr_target)
@@ -183,9 +332,10 @@ def train(args: Args) -> dict:
 
     cfr_expl = exact_exploitability(tree, eq.policy)
 
-    run = Path(args.run_dir)
     run.mkdir(parents=True, exist_ok=True)
-    ckpt_path, state_path = run / "checkpoint.pt", run / "state.json"
+    for name in ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitability.tmp.png"):
+        (run / name).unlink(missing_ok=True)  # left by a kill while writing
+    torch.manual_seed(args.seed)
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start (and put the first magnet) at the uniform policy
         net.mlp[-1].weight.zero_()
@@ -194,19 +344,18 @@ def train(args: Args) -> dict:
     opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
     steps, elapsed, history = 0, 0.0, []
     prev_q = None  # last update's action values, for the optimistic step
-    if ckpt_path.exists() and state_path.exists():
-        blob = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        if blob["game"] != game.config() or blob["hidden"] != args.hidden:
-            raise ValueError(f"checkpoint in {run} is for {blob['game']} / hidden {blob['hidden']}; use another --run-dir")
-        net.load_state_dict(blob["net"])
-        magnet.load_state_dict(blob["magnet"])
-        opt.load_state_dict(blob["opt"])
-        prev_q = blob.get("prev_q")
-        st = json.loads(state_path.read_text())
-        steps, elapsed, history = st["steps"], st["elapsed"], st["history"]
+    if blob is not None:
+        prev_q = load_tensors(blob, ckpt_path, run, net, magnet, opt, states.mask.shape)
+        try:
+            restore_random_states(state["rng"])
+        except ValueError as err:
+            raise damaged(ckpt_path, str(err), run) from None
+        steps, elapsed, history = state["steps"], state["elapsed"], state["history"]
         log(args, f"resumed from {run}: {steps} updates, {elapsed / 60:.1f} min")
     else:
         magnet.load_state_dict(net.state_dict())
+    resumed = blob is not None
+    del blob
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run / "tb"))
@@ -224,16 +373,24 @@ def train(args: Args) -> dict:
     def policy_now():
         return LearnedLiarsDicePolicy(game, net).tree_policy(tree, states)
 
-    def save():
-        tmp = ckpt_path.with_name("checkpoint.tmp.pt")
-        torch.save({"game": game.config(), "hidden": args.hidden, "net": net.state_dict(),
-                    "magnet": magnet.state_dict(), "opt": opt.state_dict(), "prev_q": mmd.prev_q}, tmp)
-        os.replace(tmp, ckpt_path)
-        atomic_write_text(state_path, json.dumps({"steps": steps, "elapsed": elapsed, "history": history, "args": dataclasses.asdict(args)}))
+    saved = {"steps": steps}
+
+    def save(report: Optional[dict] = None):
+        """The whole checkpoint, one file, replaced atomically."""
+        st = {"steps": steps, "elapsed": elapsed, "history": history, "args": dataclasses.asdict(args),
+              "rng": random_states()}
+        if report is not None:
+            st["report"] = report
+        blob = {"format": FORMAT, "state": json.dumps(jsonable(st)), "net": net.state_dict(),
+                "magnet": magnet.state_dict(), "opt": opt.state_dict(),
+                "prev_q": None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))}
+        with atomic_file(ckpt_path) as tmp:
+            torch.save(blob, tmp)
+        saved["steps"] = steps
 
     def evaluate_now():
         net.eval()
-        scores = exact_scores(tree, policy_now(), eq.policy)
+        scores = jsonable(exact_scores(tree, policy_now(), eq.policy))
         scores.update(steps=steps, minutes=elapsed / 60)
         history.append(scores)
         writer.add_scalar("exact/exploitability", scores["exploitability"], steps)
@@ -250,14 +407,13 @@ def train(args: Args) -> dict:
         stop["flag"] = True
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    if not history:
-        evaluate_now()
-    budget = budget_seconds(args)
     start = time.time() - elapsed
     start_steps = steps
     t0 = time.time()
     try:
-        while not stop["flag"] and elapsed < budget and (args.steps <= 0 or steps < args.steps):
+        if not history:
+            evaluate_now()
+        while not stop["flag"] and not budget_spent(args, steps, elapsed):
             with torch.no_grad():
                 log_pi = masked_log_probs(net, obs_t, mask_t).double().numpy()
                 log_magnet = masked_log_probs(magnet, obs_t, mask_t).double().numpy()
@@ -275,32 +431,40 @@ def train(args: Args) -> dict:
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-            steps += 1
             last_fit["kl"] = float(loss.detach())
+            if not np.isfinite(last_fit["kl"]) or not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+                raise ValueError(f"training diverged at update {steps + 1}: the fit's loss is {last_fit['kl']} "
+                                 f"(--learning-rate {args.learning_rate} too large?); the checkpoint at update "
+                                 f"{saved['steps']} is kept; try a smaller rate with another --run-dir")
+            steps += 1
             if steps % args.magnet_every == 0:
                 magnet.load_state_dict(net.state_dict())
             elapsed = time.time() - start
             if steps % 10 == 0:
-                writer.add_scalar("train/fit_kl", float(loss.detach()), steps)
+                writer.add_scalar("train/fit_kl", last_fit["kl"], steps)
             if steps % args.eval_every == 0:
                 evaluate_now()
+        interrupted = stop["flag"] and not budget_spent(args, steps, elapsed)
+        if interrupted:
+            save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
+        elif history[-1]["steps"] != steps:
+            evaluate_now()
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-    if history[-1]["steps"] != steps:
-        evaluate_now()
-    else:
-        save()
-    writer.close()
+        writer.close()
     model_path = run / "model.pt"
-    tmp = model_path.with_name("model.tmp.pt")
-    torch.save({"game": game.config(), "hidden": args.hidden, "net": net.state_dict()}, tmp)
-    os.replace(tmp, model_path)
+    if interrupted:  # said even with --quiet
+        print(f"interrupted: checkpoint saved at update {steps}; rerun the same command to resume from it",
+              file=sys.stderr)
+    else:
+        with atomic_file(model_path) as tmp:
+            torch.save({"game": game.config(), "hidden": args.hidden, "net": net.state_dict()}, tmp)
     curve = [{"steps": h["steps"], "minutes": round(h["minutes"], 3), "exploitability": h["exploitability"],
               "value_vs_equilibrium": h["value_vs_equilibrium"]} for h in history]
     final = history[-1]
     run_seconds = time.time() - t0
-    result = {
+    result = jsonable({
         "game": game.config(),
         "method": (f"fitted MMD (behavioural form, exact optimistic action values, {args.lookahead} exact "
                    f"steps per fit, moving magnet), torch MLP {args.hidden}"),
@@ -311,25 +475,42 @@ def train(args: Args) -> dict:
         "cfr_plus_exploitability": cfr_expl,
         "cfr_plus_value_first_player": eq.value_first_player,
         "steps": steps,
+        "evaluated_at": final["steps"],
         "info_states_per_step": int(states.obs.shape[0]),
         "minutes": elapsed / 60,
         "steps_per_second": (steps - start_steps) / run_seconds if run_seconds > 0 else 0.0,
-        "model": str(model_path),
+        "interrupted": interrupted,
+        "resumed": resumed,
+        "model": None if interrupted else str(model_path),
         "curve": curve,
         "args": dataclasses.asdict(args),
-    }
+    })
+    if interrupted:
+        return result
     atomic_write_text(run / "curve.json", json.dumps(result, indent=1))
     if args.plot:
         title = f"Liar's Dice 1 die, {game.faces} faces" + (" (wild)" if game.wild else "")
         plot_curve(history, run / "exploitability.png", title, cfr_expl)
+    save(report=result)  # a rerun of the finished run prints it
     return result
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    result = train(args)
+    """Parse the options, train, print the report as one JSON line; exit code 2 for bad
+    options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
+    interrupted."""
+    try:
+        args = parse_args(argv)
+        result = train(args)
+    except ValueError as err:
+        print(f"train_liars_dice: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("train_liars_dice: interrupted; rerun the same command to resume from the last checkpoint",
+              file=sys.stderr)
+        return 130
     print(json.dumps(result))
-    return 0
+    return 130 if result["interrupted"] else 0
 
 
 if __name__ == "__main__":

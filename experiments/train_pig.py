@@ -14,7 +14,10 @@ The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, de
 :mod:`experiments.jeopardy_training`.
 
 Run: ``.venv/bin/python experiments/train_pig.py --minutes 30`` (needs the ``[train]``
-extra).  ``--minutes`` and ``--steps`` are totals over all resumes.
+extra).  ``--minutes`` and ``--steps`` are totals over all resumes.  Rerunning the same
+command resumes exactly from the checkpoint (or, for a finished run, prints its report
+again); which options may change on resume, the checkpoint's format and how damaged ones
+are refused: see :mod:`experiments.jeopardy_training`.
 """
 
 from __future__ import annotations

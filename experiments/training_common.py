@@ -1,13 +1,29 @@
-"""Shared plumbing for the training scripts in this folder: options from a dataclass,
-logging to stderr, and atomic text files."""
+"""Shared plumbing for the training scripts in this folder (``jeopardy_training.py``,
+``train_liars_dice.py``): options from a dataclass and their checks, logging to
+stderr, atomic files, random-generator states as JSON data, and the checks a
+checkpoint goes through before it is resumed.
+
+Every problem a user can cause (a bad option, a damaged or foreign checkpoint, an
+option that differs from the checkpoint's) is a ``ValueError`` whose message names
+the option or the file; the scripts print it and exit with code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import base64
+import contextlib
 import dataclasses
+import math
 import os
+import random
 import sys
 from pathlib import Path
+from typing import Dict, Iterable, Optional, Tuple
+
+import numpy as np
+
+# -- options ----------------------------------------------------------------------------------
 
 
 def args_from_dataclass(cls, description: str, argv=None):
@@ -24,24 +40,58 @@ def args_from_dataclass(cls, description: str, argv=None):
     return cls(**vars(parser.parse_args(argv)))
 
 
-def check_args(args, at_least_one=(), positive=(), non_negative=()) -> None:
-    """Raise ``ValueError`` naming the option for a bad value: the fields in
-    ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0; and a
-    budget (``--minutes`` or ``--steps``) must be given."""
+def flag(name: str) -> str:
+    """The command-line spelling of an options field: ``net_pi`` -> ``--net-pi``."""
+    return "--" + name.replace("_", "-")
+
+
+def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Optional[Dict[str, Tuple]] = None) -> None:
+    """Raise ``ValueError`` naming the option for a bad value.
+
+    * every float option must be finite (``nan``, ``inf`` and ``1e999`` are refused);
+    * the fields in ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0;
+    * ``ranges`` maps a field to ``(low, high)``, both included;
+    * ``seed``, if the options have one, must be in ``[0, 2**32)`` (what numpy accepts);
+    * a budget (``--minutes`` or ``--steps``) must be given, and neither may be negative.
+    """
+    for f in dataclasses.fields(args):
+        value = getattr(args, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{flag(f.name)} must be a finite number, got {value}")
     rules = [(at_least_one, lambda v: v >= 1, "at least 1"), (positive, lambda v: v > 0, "positive"),
-             (non_negative, lambda v: v >= 0, ">= 0")]
+             (tuple(non_negative) + ("minutes", "steps"), lambda v: v >= 0, ">= 0")]
     for names, ok, wanted in rules:
         for name in names:
             value = getattr(args, name)
             if not ok(value):
-                raise ValueError(f"--{name.replace('_', '-')} must be {wanted}, got {value}")
+                raise ValueError(f"{flag(name)} must be {wanted}, got {value}")
+    for name, (low, high) in (ranges or {}).items():
+        value = getattr(args, name)
+        if not low <= value <= high:
+            raise ValueError(f"{flag(name)} must be between {low} and {high}, got {value}")
+    if hasattr(args, "seed") and not 0 <= args.seed < 2**32:
+        raise ValueError(f"--seed must be between 0 and {2**32 - 1}, got {args.seed}")
     if args.minutes <= 0 and args.steps <= 0:
         raise ValueError("give a positive --minutes or --steps")
+
+
+def layer_sizes(name: str, text: str) -> str:
+    """A network's hidden layers, ``"64,64"`` (empty: none), checked and normalised
+    (so ``"64, 64"`` and ``"64,64"`` are the same network on resume)."""
+    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    if not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise ValueError(f"{flag(name)} must be layer sizes separated by commas (each at least 1), got {text!r}")
+    return ",".join(str(int(p)) for p in parts)
 
 
 def budget_seconds(args) -> float:
     """The wall-clock budget, ``--minutes`` in seconds (unlimited when not positive)."""
     return args.minutes * 60 if args.minutes > 0 else float("inf")
+
+
+def budget_spent(args, steps: int, seconds: float) -> bool:
+    """Whether ``--steps`` (if given) or ``--minutes`` (if given) is used up."""
+    return seconds >= budget_seconds(args) or (args.steps > 0 and steps >= args.steps)
 
 
 def log(args, *parts) -> None:
@@ -50,9 +100,134 @@ def log(args, *parts) -> None:
         print(*parts, file=sys.stderr, flush=True)
 
 
+# -- files --------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path):
+    """Yield a temporary path beside ``path`` (same suffix, ``name.tmp.suffix``) to write;
+    when the block succeeds it is flushed to disk and renamed over ``path``, so a
+    reader (or a resumed run) sees the old file or the new one, never half of one.
+    On failure the temporary file is removed."""
+    path = Path(path)
+    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so a reader
-    (or a resumed run) never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_file`)."""
+    with atomic_file(path) as tmp:
+        tmp.write_text(text)
+
+
+def jsonable(value):
+    """``value`` with numpy scalars and arrays as Python numbers and lists, tuples as
+    lists: plain data for ``json`` and for ``torch.load(weights_only=True)``."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# -- random states ------------------------------------------------------------------------------
+
+
+def random_states(generators: Optional[Dict[str, np.random.Generator]] = None) -> dict:
+    """The states of Python's ``random``, numpy's global generator, torch's CPU
+    generator and the numpy ``generators`` given (by name), as JSON-able data."""
+    import torch
+
+    states = {
+        "python": jsonable(random.getstate()),
+        "numpy": jsonable(np.random.get_state(legacy=False)),
+        "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
+        "generators": {name: jsonable(g.bit_generator.state) for name, g in (generators or {}).items()},
+    }
+    return states
+
+
+def restore_random_states(states, generators: Optional[Dict[str, np.random.Generator]] = None) -> None:
+    """Put back what :func:`random_states` saved; ``ValueError`` if it is not such data."""
+    import torch
+
+    try:
+        version, internal, gauss = states["python"]
+        random.setstate((version, tuple(internal), gauss))
+        saved = dict(states["numpy"])
+        saved["state"] = dict(saved["state"], key=np.asarray(saved["state"]["key"], dtype=np.uint32))
+        np.random.set_state(saved)
+        raw = np.frombuffer(base64.b64decode(states["torch"], validate=True), dtype=np.uint8)
+        torch.set_rng_state(torch.from_numpy(raw.copy()))
+        for name, g in (generators or {}).items():
+            g.bit_generator.state = states["generators"][name]
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, RuntimeError) as err:
+        raise ValueError(f"the random states are damaged ({type(err).__name__}: {err})") from None
+
+
+# -- checkpoints --------------------------------------------------------------------------------
+
+
+def damaged(path: Path, reason: str, start_over: Path) -> ValueError:
+    """The error for a checkpoint file that cannot be resumed."""
+    return ValueError(f"checkpoint {path} is damaged or not a checkpoint of this script ({reason}); "
+                      f"remove {start_over} to start over")
+
+
+def check_fields(data, where: str, **kinds) -> None:
+    """``data`` must be a dict with every key of ``kinds`` of its kind: ``int`` (not a
+    bool, >= 0), ``float`` (an int or float, finite), ``str``, ``list``, ``dict``,
+    ``bool``; ``(kind, None)`` also allows ``None``.  ``ValueError`` otherwise."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} should be an object of named fields, got {type(data).__name__}")
+    for key, kind in kinds.items():
+        if key not in data:
+            raise ValueError(f"{where} has no {key!r}")
+        value = data[key]
+        kinds_ok = kind if isinstance(kind, tuple) else (kind,)
+        if value is None and None in kinds_ok:
+            continue
+        kind = kinds_ok[0]
+        if kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        elif kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            wanted = {int: "a non-negative integer", float: "a finite number"}.get(kind, f"a {kind.__name__}")
+            raise ValueError(f"{where}: {key!r} should be {wanted}, got {value!r:.60}")
+
+
+def check_resume_args(saved, args, changeable: Iterable[str], where: Path) -> None:
+    """Refuse to resume a checkpoint made with other options: every option of ``args``
+    except those in ``changeable`` must equal the checkpoint's (``saved``, its
+    ``dataclasses.asdict``).  The message names the option, both values and the way on."""
+    if not isinstance(saved, dict):
+        raise ValueError(f"{where} has no options record")
+    for f in dataclasses.fields(args):
+        if f.name in changeable:
+            continue
+        mine = getattr(args, f.name)
+        if f.name not in saved:
+            raise ValueError(f"the checkpoint {where} does not record {flag(f.name)} (written by another version "
+                             f"of this script?); use another --run-dir, or remove it to start over")
+        theirs = saved[f.name]
+        if theirs != mine or isinstance(theirs, bool) != isinstance(mine, bool):
+            if isinstance(theirs, bool):
+                same = flag(f.name) if theirs else "--no-" + flag(f.name)[2:]
+            else:
+                same = f"{flag(f.name)} {theirs}"
+            raise ValueError(f"{flag(f.name)} {mine!r} differs from the checkpoint's {theirs!r} ({where}): "
+                             f"rerun with {same} to resume it, or give another --run-dir to start a new run")

@@ -53,7 +53,12 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys):
     state = json.loads((run_dir / "checkpoint" / "state.json").read_text())
     assert state["steps"] == 256 and (run_dir / "checkpoint" / state["model"]).exists()
     assert (run_dir / "checkpoint" / state["pool"]).exists()
+    assert state["format"] == 2 and set(state["rng"]) == {"python", "numpy", "torch", "generators"}
+    assert state["report"] == first
     assert not list((run_dir / "checkpoint").glob("*.tmp*"))
+
+    # The finished run, rerun: its report again, no training (it used to crash: no _logger).
+    assert run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "256") == (0, first)
 
     # A rerun with a larger budget resumes: the curve so far is kept and continued.
     code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "384", "--eval-every", "128")

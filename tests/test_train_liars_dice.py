@@ -198,10 +198,16 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     assert [h["steps"] for h in first["curve"]] == [0, 30, 60]
     assert first["exploitability"] < first["curve"][0]["exploitability"]
     assert 0 < first["cfr_plus_exploitability"] <= 1e-4
-    for name in ("model.pt", "checkpoint.pt", "state.json", "curve.json", "exploitability.png"):
+    for name in ("model.pt", "checkpoint.pt", "curve.json", "exploitability.png"):
         assert (run_dir / name).exists(), name
     assert list((run_dir / "tb").glob("events.*"))
-    assert not list(run_dir.glob("*.tmp*"))
+    assert not list(run_dir.glob("*.tmp*")) and not (run_dir / "state.json").exists()  # one file: checkpoint.pt
+    # Everything in it loads with weights_only=True (tensors and plain containers).
+    blob = torch.load(run_dir / "checkpoint.pt", weights_only=True)
+    assert blob["format"] == 2 and json.loads(blob["state"])["report"] == first
+
+    # The finished run, rerun: its report again, no training.
+    assert run(script, capsys, "--run-dir", str(run_dir), "--steps", "60", "--eval-every", "30") == (0, first)
 
     # A rerun with a larger budget resumes from the checkpoint and continues the curve.
     code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "90", "--eval-every", "30")
@@ -216,8 +222,8 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "6"])
     assert "--faces 6 does not match" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="another --run-dir"):
-        script.main(["--run-dir", str(run_dir), "--steps", "100", "--faces", "4", "--hidden", "8", "--quiet"])
+    assert script.main(["--run-dir", str(run_dir), "--steps", "100", "--faces", "4", "--hidden", "8", "--quiet"]) == 2
+    assert "--hidden '8' differs from the checkpoint's '32,32'" in capsys.readouterr().err
 
 
 def test_bad_arguments():
