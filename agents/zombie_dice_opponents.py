@@ -4,6 +4,12 @@
 (a name, a saved model, an agent or a policy) into a callable over rules-core
 states; :class:`TableAgent` plays a policy given as a table over the AYZD grid
 without numpy overhead (the optimal policy, or a learned one in self-play).
+
+``"optimal"`` is the exact optimum of the variant: with all yellow dice the AYZD
+solution (:func:`solved`), with the official dice the solution of
+:mod:`dice_envs.agents.zombie_dice_solver` (solved once, about a minute, then read from the
+on-disk cache).  Both are solved with ``stop_when_won=True``; with ``False`` the optimal
+decisions are the same (holding when holding wins), so the same table plays.
 """
 
 from __future__ import annotations
@@ -62,6 +68,10 @@ def make_opponent(spec, game):
         if game.num_players != 2:
             raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
         if spec == "optimal":
+            if game.variant == "official":
+                from dice_envs.agents import zombie_dice_solver
+
+                return zombie_dice_solver.OptimalAgent(zombie_dice_solver.solved(game.goal))
             return TableAgent(solved(game.goal, game.stop_when_won).roll)
         from dice_envs.agents.zombie_dice_learned import resolve_policy
 
@@ -93,6 +103,10 @@ def make_batched_opponent(spec, game):
         if game.num_players != 2:
             raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
         if spec == "optimal":
+            if game.variant == "official":
+                from dice_envs.agents import zombie_dice_solver
+
+                return zombie_dice_solver.BatchedOptimalOpponent(zombie_dice_solver.solved(game.goal))
             return BatchedPolicyAgent(solved(game.goal, game.stop_when_won).as_policy())
         from dice_envs.agents.zombie_dice_learned import resolve_policy
 

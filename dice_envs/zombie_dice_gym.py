@@ -14,8 +14,10 @@ The Zombie Dice game of :mod:`dice_envs.zombie_dice_v0` seen from one seat: the
 other seats are played by a chosen opponent inside :meth:`step` (the generic
 :class:`dice_envs.single_agent.SingleAgentEnv`).  With the default
 ``variant="all_yellow"`` and two players, ``"optimal"`` is the exactly optimal
-policy of :mod:`dice_envs.agents.zombie_dice_ayzd_solver`; in the official variant it is the All Yellow optimal
-policy (a strong player, not an optimal one).
+policy of :mod:`dice_envs.agents.zombie_dice_ayzd_solver`; in the official variant it is the exactly
+optimal policy of :mod:`dice_envs.agents.zombie_dice_solver`, which reads the dice colours (solved
+once in about a minute, then loaded from the on-disk cache, ``$DICE_ENVS_CACHE`` or
+``~/.cache/dice_envs``).
 
 ### Observation Space
 

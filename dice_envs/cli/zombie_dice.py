@@ -1,4 +1,5 @@
-"""``dice-envs solve ayzd``, ``dice-envs play zombie-dice`` and ``dice-envs evaluate ayzd``."""
+"""``dice-envs solve ayzd``, ``dice-envs solve zombie-dice``, ``dice-envs play zombie-dice`` and
+``dice-envs evaluate ayzd``."""
 
 from __future__ import annotations
 
@@ -23,7 +24,20 @@ def add_commands(verbs) -> None:
     solve.add_argument("--plot", metavar="PNG", help="also draw the optimal roll/hold regions to this file")
     solve.set_defaults(handler=solve_ayzd)
 
-    play = verbs["play"].add_parser("zombie-dice", help="play Zombie Dice against the AYZD-optimal policy")
+    full = verbs["solve"].add_parser(
+        "zombie-dice", help="Zombie Dice with the official dice: optimal play, and the Differences of the "
+        "human-playable, All Yellow and simple policies to it (exact)"
+    )
+    full.add_argument("--goal", type=int, default=13, help="score that triggers the last round (13)")
+    full.add_argument("--score-cap", type=int, default=None, help="grid size (default: goal + 39)")
+    full.add_argument("--cap-check", nargs="?", type=int, const=0, default=None, metavar="CAP",
+                      help="also solve with a higher score cap (default: 16 more) and report the largest change")
+    full.add_argument("--fresh", action="store_true", help="solve again even if the solution is cached")
+    full.add_argument("--json", action="store_true", help="print one JSON object")
+    full.add_argument("--plot", metavar="PNG", help="also draw the turn-start win probabilities to this file")
+    full.set_defaults(handler=solve_zombie_dice)
+
+    play = verbs["play"].add_parser("zombie-dice", help="play Zombie Dice against the optimal policy")
     play.add_argument("--variant", choices=["all_yellow", "official"], default="all_yellow",
                       help="the dice: 13 yellow (default) or the official green/yellow/red")
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
@@ -112,18 +126,131 @@ def print_ayzd_table(report: dict) -> None:
     console.print(table)
 
 
+def zombie_dice_report(goal: int = 13, score_cap=None, fresh: bool = False, cap_check=None) -> dict:
+    """Solve official two-player Zombie Dice (or load the cached solution) and score the standard
+    policies exactly against it (:mod:`dice_envs.agents.zombie_dice_solver`)."""
+    import time
+
+    from dice_envs.agents import zombie_dice_solver as zds
+    from dice_envs.agents.zombie_dice_policies import PUBLISHED_DIFFERENCES
+    from dice_envs.resources import check_resources
+
+    cap = zds.check_score_cap(score_cap, goal)
+    memory, seconds, chain_seconds = zds._estimate(cap, goal)
+    check_resources(f"solve zombie-dice --goal {goal} (score cap {cap}: solved, then 18 exact evaluations)",
+                    memory, chain_seconds + seconds * (1 + 18 * 0.4))
+    if fresh:
+        solution = zds.solve(goal, cap)
+        zds.store_cached(solution, zds.solver_cache.default_cache_dir())
+    else:  # a cached solution is re-evaluated exactly before it is reported (verify)
+        solution = zds.solved(goal, cap, verify=True)
+    t0 = time.perf_counter()
+    policies = zds.differences(solution)
+    evaluation_seconds = time.perf_counter() - t0
+    if goal == 13:
+        for name, published in PUBLISHED_DIFFERENCES.items():
+            policies[name]["all_yellow_difference"] = published
+    turn = {name: zds.turn_figures(policy) for name, policy in (
+        ("roll_until_1_shotgun", zds.RollUntilShotguns(1)),
+        ("roll_until_2_shotguns", zds.RollUntilShotguns(2)),
+        ("max_expected_brains", zds.max_expected_brains_policy()),
+    )}
+    report = {
+        "game": "zombie_dice",
+        "variant": "official",
+        "num_players": 2,
+        "goal": goal,
+        "score_cap": solution.score_cap,
+        "stop_when_won": True,
+        "first_player_win": solution.first_player_win,
+        "seconds": solution.seconds,
+        "states": solution.states,
+        "positions": solution.positions,
+        "dice_states": solution.chain.size,
+        "peak_memory": solution.peak_memory,
+        "policy_iterations": solution.iterations,
+        "timings": solution.timings,
+        "cached": solution.cached,
+        "policies": policies,
+        "evaluation_seconds": evaluation_seconds,
+        "turn": turn,
+    }
+    if cap_check is not None:
+        report["cap_check"] = zds.cap_check(goal, cap, cap_check or None, base=solution)
+    report["_solution"] = solution
+    return report
+
+
+def solve_zombie_dice(args: argparse.Namespace) -> int:
+    report = zombie_dice_report(args.goal, args.score_cap, args.fresh, args.cap_check)
+    solution = report.pop("_solution")
+    if args.plot:
+        from dice_envs.agents.zombie_dice_solver_plots import plot_official_solution
+
+        plot_official_solution(solution, args.plot)
+        report["plot"] = args.plot
+    if args.json:
+        print_json(report)
+        return 0
+    print_zombie_dice_table(report)
+    return 0
+
+
+def print_zombie_dice_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    how = "loaded from the cache; solved" if report["cached"] else "solved"
+    console.print(
+        f"Zombie Dice (official dice), goal {report['goal']}: optimal first-player win probability "
+        f"[bold]{report['first_player_win']:.6f}[/bold] ({how} in {report['seconds']:.1f} s; "
+        f"{report['states']:,} states over {report['dice_states']:,} dice states; score cap {report['score_cap']})"
+    )
+    table = Table(title="Policies against optimal play (exact, both seats)")
+    for column in ("policy", "win as first", "win as second", "Difference", "AYZD Difference"):
+        table.add_column(column, justify="right" if column != "policy" else "left")
+    for name, row in report["policies"].items():
+        published = row.get("all_yellow_difference")
+        table.add_row(
+            name, f"{row['win_as_first']:.4f}", f"{row['win_as_second']:.4f}", f"{row['difference']:+.4f}",
+            "" if published is None else f"{published:+.4f}",
+        )
+    console.print(table)
+    for name, row in report["turn"].items():
+        console.print(f"one turn, {name}: {row['expected_brains']:.6f} brains expected, busts {row['bust']:.6f}")
+    check = report.get("cap_check")
+    if check:
+        lowest = check["lowest_score_with_a_changed_decision"]
+        console.print(
+            f"score cap {check['score_cap']} -> {check['raised_cap']}: first-player win changes by "
+            f"{check['first_player_win_change']:.1e}, no turn-start value below the goal by more than "
+            f"{check['max_change_below_goal']:.1e} (below {check['score_cap'] // 2}: "
+            f"{check['max_change_below_half_cap']:.1e}); decisions changed: {check['decisions_changed']:,} of "
+            f"{check['decisions_compared']:,}" + ("" if lowest is None else f", none below a score of {lowest}")
+        )
+
+
 def play_zombie_dice(args: argparse.Namespace) -> int:
-    """A person against the AYZD-optimal policy, in the terminal."""
+    """A person against the optimal policy (AYZD's for all yellow dice, the official dice's
+    otherwise), in the terminal."""
     from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
     from dice_envs.agents.jeopardy_agents import PolicyAgent
     from dice_envs import zombie_dice_v0
     from dice_envs.zombie_dice import HOLD, ROLL
 
     env = zombie_dice_v0.raw_env(variant=args.variant, render_mode="ansi")
-    solution = ayzd.solve(env.game.goal)
-    computer = PolicyAgent(solution.as_policy(), rng=np.random.default_rng(args.seed))
     if args.variant == "official":
-        print("(the computer plays the All Yellow optimal policy; it is not optimal for coloured dice)")
+        from dice_envs.agents import zombie_dice_solver as zds
+
+        print("(the optimal policy for the official dice: loaded from the cache, or solved in about a minute)")
+        official = zds.solved(env.game.goal)
+        computer = zds.OptimalAgent(official)
+        hint_value = official.value
+    else:
+        solution = ayzd.solve(env.game.goal)
+        computer = PolicyAgent(solution.as_policy(), rng=np.random.default_rng(args.seed))
+        hint_value = lambda state: solution.value(*state.two_player_view())  # noqa: E731
     env.reset(seed=args.seed)
     me = env.possible_agents[args.seat]
     for agent in env.agent_iter():
@@ -134,9 +261,8 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
         print(env.render())
         if agent == me:
             state = env.game_state
-            p, i, j, b, s = state.two_player_view()
             if state.rolled:
-                hint = f"(win probability if you play on optimally: {solution.value(p, i, j, b, s):.3f})"
+                hint = f"(win probability if you play on optimally: {hint_value(state):.3f})"
                 choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
             else:
                 input("press Enter to roll ")
