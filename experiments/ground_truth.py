@@ -10,16 +10,14 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 
 
 def write_json(path: str, obj) -> None:
-    """Write ``obj`` as JSON atomically (a temporary file, then a rename)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as tmp:
-        json.dump(obj, tmp, indent=2)
-    os.replace(tmp.name, path)
+    """Write ``obj`` as JSON atomically (a temporary file, then a rename; readable by others)."""
+    from dice_envs.files import atomic_file
+
+    with atomic_file(path, "w") as fh:
+        json.dump(obj, fh, indent=2)
 
 
 def zombie_dice(out: str) -> dict:
@@ -32,6 +30,19 @@ def zombie_dice(out: str) -> dict:
     report["plot"] = plot_ayzd_policy(solution, os.path.join(out, "ayzd_optimal_policy.png"))
     write_json(os.path.join(out, "ayzd.json"), report)
     print(f"wrote {out}/ayzd.json and {report['plot']}\n")
+    return report
+
+
+def zombie_dice_official(out: str) -> dict:
+    from dice_envs.agents.zombie_dice_solver_plots import plot_official_solution
+    from dice_envs.cli.zombie_dice import print_zombie_dice_table, zombie_dice_report
+
+    report = zombie_dice_report()  # the official dice: solved once (about 25 s), then cached
+    solution = report.pop("_solution")
+    print_zombie_dice_table(report)
+    report["plot"] = plot_official_solution(solution, os.path.join(out, "zombie_dice_official_policy.png"))
+    write_json(os.path.join(out, "zombie_dice_official.json"), report)
+    print(f"wrote {out}/zombie_dice_official.json and {report['plot']}\n")
     return report
 
 
@@ -113,7 +124,7 @@ def closest_number(out: str) -> dict:
     return report
 
 
-JOBS = {"zombie_dice": zombie_dice, "shakes": shakes, "pig": pig, "tatham": tatham, "liars_dice": liars_dice,
+JOBS = {"zombie_dice": zombie_dice, "zombie_dice_official": zombie_dice_official, "shakes": shakes, "pig": pig, "tatham": tatham, "liars_dice": liars_dice,
         "closest_number": closest_number}
 
 
@@ -122,6 +133,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="results", help="directory for JSON and plots (default results/)")
     parser.add_argument("--only", choices=sorted(JOBS), action="append", help="run only these games")
     args = parser.parse_args(argv)
+    import warnings
+
+    from dice_envs.cli import show_warning
+
+    warnings.showwarning = show_warning  # announcements (a long solve, a cache not written) as one line
     for name in args.only or JOBS:
         print(f"== {name} ==")
         JOBS[name](args.out)

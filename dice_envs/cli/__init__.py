@@ -70,7 +70,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             except ValueError:
                 raise ValueError("--plot draws with matplotlib: install it (pip install 'dice-envs[plot]')") from None
         with warnings.catch_warnings(), _working(args):
-            warnings.showwarning = _show_warning
+            warnings.showwarning = show_warning
             return int(args.handler(args) or 0)
     except ValueError as err:
         parser.exit(2, f"dice-envs: error: {err}\n")
@@ -116,7 +116,7 @@ def _working(args: argparse.Namespace):
         yield
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
+def show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings (a long run announced, a cache not written) as one plain line on stderr."""
     print(f"dice-envs: {category.__name__}: {message}", file=sys.stderr, flush=True)
 
