@@ -118,7 +118,7 @@ def write_efg(game: Game, path_or_file, title: Optional[str] = None, comment: st
 
     if hasattr(path_or_file, "write"):
         return emit(path_or_file)
-    with atomic_file(os.fspath(path_or_file), "w", suffix=".efg.tmp") as fh:
+    with atomic_file(os.fspath(path_or_file), "w") as fh:
         return emit(fh)
 
 

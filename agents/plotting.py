@@ -21,7 +21,7 @@ def save_figure(fig, path: str, dpi: int = 130) -> str:
 
     suffix = os.path.splitext(path)[1] or ".png"
     try:
-        with atomic_file(path, "wb", suffix=suffix) as fh:
+        with atomic_file(path, "wb") as fh:
             fig.savefig(fh, dpi=dpi, format=suffix.lstrip("."))
     finally:
         pyplot().close(fig)

@@ -1,26 +1,39 @@
-"""Atomic files: written to a temporary file beside the target, then renamed over it, so a
-reader never sees half a file and an interrupted write leaves nothing behind."""
+"""Atomic files: written to a temporary file beside the target, flushed to disk, then renamed
+over it, so a reader never sees half a file and an interrupted write leaves nothing behind.
+Every atomic write of the project (results, plots, caches, the ``.efg`` export and the
+training scripts' checkpoints) goes through :func:`atomic_path`."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from contextlib import contextmanager
-
-__all__ = ["atomic_file"]
+from pathlib import Path
+__all__ = ["atomic_path", "atomic_file"]
 
 
 @contextmanager
-def atomic_file(path: str, mode: str = "wb", suffix: str = ".tmp"):
-    """``with atomic_file(path) as fh: ...`` writes ``fh`` to ``path`` on success, with the usual
-    permissions (``0666`` less the umask; ``mkstemp`` alone would make it ``0600``), and
-    removes the temporary file on any error or interrupt."""
+def atomic_path(path, tmp=None):
+    """``with atomic_path(path) as tmp: write(tmp)`` (``tmp`` a :class:`pathlib.Path`) puts what was written to ``tmp`` at ``path``
+    on success: the file is flushed to disk, given the usual permissions (``0666`` less the
+    umask; ``mkstemp`` alone would make it ``0600``) and renamed over ``path``.  On any error
+    or interrupt the temporary file is removed.
+
+    ``tmp``: the temporary file's path, beside ``path`` (default: a unique name that keeps
+    ``path``'s suffix, for writers that add a suffix when it is missing, as SB3 does).
+    """
+    path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
+    if tmp is None:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".",
+                                   suffix=".tmp" + os.path.splitext(path)[1])
+        os.close(fd)
+    tmp = Path(tmp)
     try:
-        with os.fdopen(fd, mode) as fh:
-            yield fh
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -28,3 +41,12 @@ def atomic_file(path: str, mode: str = "wb", suffix: str = ".tmp"):
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+@contextmanager
+def atomic_file(path, mode: str = "wb"):
+    """``with atomic_file(path) as fh: ...``: :func:`atomic_path` with the temporary file open
+    in ``mode``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, mode) as fh:
+            yield fh

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import dataclasses
 import math
-import os
 import random
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
+
+from dice_envs.files import atomic_path
 
 # -- options ----------------------------------------------------------------------------------
 
@@ -103,22 +103,14 @@ def log(args, *parts) -> None:
 # -- files --------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
 def atomic_file(path: Path):
-    """Yield a temporary path beside ``path`` (same suffix, ``name.tmp.suffix``) to write;
-    when the block succeeds it is flushed to disk and renamed over ``path``, so a
-    reader (or a resumed run) sees the old file or the new one, never half of one.
-    On failure the temporary file is removed."""
+    """Yield a temporary path beside ``path`` (same suffix, ``name.tmp.suffix``, a name the
+    scripts recognise as theirs when they clean up) to write; when the block succeeds it is
+    flushed to disk and renamed over ``path``, so a reader (or a resumed run) sees the old
+    file or the new one, never half of one.  On failure the temporary file is removed
+    (:func:`dice_envs.files.atomic_path`)."""
     path = Path(path)
-    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
-    try:
-        yield tmp
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    return atomic_path(path, tmp=path.with_name(path.stem + ".tmp" + path.suffix))
 
 
 def atomic_write_text(path: Path, text: str) -> None:
