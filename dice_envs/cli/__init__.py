@@ -116,6 +116,19 @@ def _working(args: argparse.Namespace):
         yield
 
 
+def present(args: argparse.Namespace, report: dict, print_table, plot=None) -> int:
+    """Finish a ``solve`` command: draw ``--plot`` with ``plot(solution, path)`` (the solution
+    travels in ``report["_solution"]``), then print ``--json`` or the table."""
+    solution = report.pop("_solution", None)
+    if getattr(args, "plot", None) and plot is not None:
+        report["plot"] = plot(solution, args.plot)
+    if args.json:
+        print_json(report)
+    else:
+        print_table(report)
+    return 0
+
+
 def show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings (a long run announced, a cache not written) as one plain line on stderr."""
     print(f"dice-envs: {category.__name__}: {message}", file=sys.stderr, flush=True)

@@ -7,7 +7,7 @@ import time
 from fractions import Fraction
 import numpy as np
 
-from . import ask, model_goal, print_json
+from . import ask, model_goal, present, print_json
 
 
 def add_commands(verbs) -> None:
@@ -104,17 +104,12 @@ def pig_report(goal: int = 100, die=None, hold_at: int = 20) -> dict:
 
 
 def solve_pig(args: argparse.Namespace) -> int:
-    report = pig_report(args.goal, die_from_args(args), args.hold_at)
-    solution = report.pop("_solution")
-    if args.plot:
+    def plot(solution, path):
         from dice_envs.agents.pig_plots import plot_pig_policy
 
-        report["plot"] = plot_pig_policy(solution, args.plot)
-    if args.json:
-        print_json(report)
-        return 0
-    print_pig_table(report)
-    return 0
+        return plot_pig_policy(solution, path)
+
+    return present(args, pig_report(args.goal, die_from_args(args), args.hold_at), print_pig_table, plot)
 
 
 def print_pig_table(report: dict) -> None:

@@ -7,7 +7,7 @@ import argparse
 
 import numpy as np
 
-from . import ask, model_goal, print_json
+from . import ask, model_goal, present, print_json
 
 
 def add_commands(verbs) -> None:
@@ -91,18 +91,12 @@ def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> d
 
 
 def solve_ayzd(args: argparse.Namespace) -> int:
-    report = ayzd_report(args.goal, args.score_cap, not args.official_ending)
-    solution = report.pop("_solution")
-    if args.plot:
+    def plot(solution, path):
         from dice_envs.agents.zombie_dice_plots import plot_ayzd_policy
 
-        plot_ayzd_policy(solution, args.plot)
-        report["plot"] = args.plot
-    if args.json:
-        print_json(report)
-        return 0
-    print_ayzd_table(report)
-    return 0
+        return plot_ayzd_policy(solution, path)
+
+    return present(args, ayzd_report(args.goal, args.score_cap, not args.official_ending), print_ayzd_table, plot)
 
 
 def print_ayzd_table(report: dict) -> None:
@@ -182,18 +176,13 @@ def zombie_dice_report(goal: int = 13, score_cap=None, fresh: bool = False, cap_
 
 
 def solve_zombie_dice(args: argparse.Namespace) -> int:
-    report = zombie_dice_report(args.goal, args.score_cap, args.fresh, args.cap_check)
-    solution = report.pop("_solution")
-    if args.plot:
+    def plot(solution, path):
         from dice_envs.agents.zombie_dice_solver_plots import plot_official_solution
 
-        plot_official_solution(solution, args.plot)
-        report["plot"] = args.plot
-    if args.json:
-        print_json(report)
-        return 0
-    print_zombie_dice_table(report)
-    return 0
+        return plot_official_solution(solution, path)
+
+    report = zombie_dice_report(args.goal, args.score_cap, args.fresh, args.cap_check)
+    return present(args, report, print_zombie_dice_table, plot)
 
 
 def print_zombie_dice_table(report: dict) -> None:
