@@ -11,28 +11,17 @@ Needs the ``[train]`` extra (torch, stable-baselines3, sb3-contrib).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 BATCH = 1 << 17
 
 
 def load_model(path):
-    """Load a model saved by Stable-Baselines3 (``MaskablePPO``, or plain ``PPO``) on the CPU."""
-    path = os.fspath(path)
-    if not os.path.exists(path) and os.path.exists(path + ".zip"):
-        path += ".zip"
-    if not os.path.exists(path):
-        raise ValueError(f"model file {path!r} does not exist")
-    from sb3_contrib import MaskablePPO
+    """The policy of a model saved by Stable-Baselines3 (``MaskablePPO``, or plain ``PPO``), on
+    the CPU, rebuilt without unpickling anything from the file (:func:`dice_envs.agents.sb3_models.load_policy`)."""
+    from .sb3_models import load_policy
 
-    try:
-        return MaskablePPO.load(path, device="cpu")
-    except (KeyError, ValueError, TypeError, AttributeError):
-        from stable_baselines3 import PPO
-
-        return PPO.load(path, device="cpu")
+    return load_policy(path)
 
 
 def roll_probabilities(policy_net, observations: np.ndarray, greedy: bool = True) -> np.ndarray:

@@ -253,15 +253,19 @@ class LearnedLiarsDicePolicy:
         p = self.probabilities_from_observation(observation)
         return int(rng.choice(len(p), p=p))
 
-    def tree_policy(self, tree, states: "InfoStates | None" = None):
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""
         import torch
 
-        states = states or InfoStates(tree)
         with torch.no_grad():
-            lp = masked_log_probs(self.net, torch.from_numpy(states.obs), torch.from_numpy(states.mask))
-        p = lp.exp().numpy().astype(np.float64) * states.mask
-        p /= p.sum(axis=1, keepdims=True)
-        return states.to_tree_policy(p)
+            lp = masked_log_probs(self.net, torch.from_numpy(np.asarray(observations, np.float32)),
+                                  torch.from_numpy(np.asarray(masks, bool)))
+        p = lp.exp().numpy().astype(np.float64) * masks
+        return p / p.sum(axis=1, keepdims=True)
+
+    def tree_policy(self, tree, states: "InfoStates | None" = None):
+        states = states or InfoStates(tree)
+        return states.to_tree_policy(self.probabilities(states.obs, states.mask))
 
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
