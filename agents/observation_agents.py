@@ -1,0 +1,187 @@
+"""Agents over observations: what ``dice-envs evaluate GAME AGENT`` scores.
+
+An agent is a callable ``agent(observations, masks) -> probabilities`` (the contract of
+:mod:`dice_envs.agents.agent_contract`): ``observations`` is a float32 array ``(N, d)``
+of the observations the game's Gymnasium env gives the agent, ``masks`` a bool array
+``(N, A)`` of the legal actions there, and the answer an ``(N, A)`` array of action
+probabilities.  The exact evaluators ask it once, in a few large batches, for every
+information state of the game, so the agent is scored on the whole game, not on
+sampled play.
+
+:func:`load_agent` makes one from what a user names:
+
+* a Stable-Baselines3 model, ``MODEL.zip`` (:class:`NetworkAgent`; rebuilt without
+  unpickling, :mod:`dice_envs.agents.sb3_models`); a ``MODEL.json`` beside it, as the
+  training scripts write, tells which observation and goal it was trained on;
+* a project model, ``MODEL.pt`` (Liar's Dice, :class:`LiarsDiceNetworkAgent`);
+* ``module:function``, a function with the signature above (:class:`FunctionAgent`); it
+  may also return ``(N,)`` integer actions, a deterministic agent.
+
+Networks play greedily by default (the most probable legal action, ties to the lowest
+action, as SB3's ``predict(deterministic=True)``); ``greedy=False`` scores their
+probabilities.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from typing import Optional
+
+import numpy as np
+
+from .agent_contract import check_probabilities
+
+__all__ = ["Agent", "FunctionAgent", "LiarsDiceNetworkAgent", "NetworkAgent", "load_agent"]
+
+BATCH = 1 << 16
+
+
+class Agent:
+    """The interface: ``agent(observations, masks) -> (N, A) probabilities``.
+
+    Attributes:
+        name: how reports name it.
+        kind: ``"sb3"``, ``"torch"``, ``"function"`` or ``"builtin"``.
+        info: what a model's description says of its training (``observation``, ``goal``...), or ``{}``.
+    """
+
+    name: str = "agent"
+    kind: str = "function"
+    info: dict = {}
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def observation_size(self) -> Optional[int]:
+        """The observation length the agent takes, if it is known (a network's input)."""
+        return None
+
+
+class FunctionAgent(Agent):
+    """``fn(observations, masks)`` returning probabilities or ``(N,)`` integer actions, checked
+    (:func:`dice_envs.agents.agent_contract.check_probabilities`)."""
+
+    def __init__(self, fn, name: Optional[str] = None, kind: str = "function"):
+        if not callable(fn):
+            raise ValueError(f"agent {name or fn!r} is not callable")
+        self.fn, self.kind, self.info = fn, kind, {}
+        self.name = name or getattr(fn, "__name__", "agent")
+
+    def __call__(self, observations, masks):
+        try:
+            answer = self.fn(observations, masks)
+        except TypeError as err:
+            raise ValueError(f"agent {self.name} must take (observations, masks): {err}") from None
+        answer = np.asarray(answer)
+        if answer.ndim == 1 and answer.shape[0] == masks.shape[0]:  # actions
+            if not np.issubdtype(answer.dtype, np.integer):
+                raise ValueError(f"agent {self.name} returned {answer.dtype} actions; actions must be integers")
+            if np.any((answer < 0) | (answer >= masks.shape[1])):
+                raise ValueError(f"agent {self.name} returned an action outside 0..{masks.shape[1] - 1}")
+            one_hot = np.zeros(masks.shape)
+            one_hot[np.arange(len(answer)), answer] = 1.0
+            answer = one_hot
+        return check_probabilities(answer, masks, f"agent {self.name}", observations)
+
+
+class NetworkAgent(Agent):
+    """An SB3 actor-critic policy (``MaskableActorCriticPolicy`` or ``ActorCriticPolicy``):
+    its action distribution restricted to the legal actions, or its greedy action."""
+
+    kind = "sb3"
+
+    def __init__(self, policy, name: str = "model", greedy: bool = True, info: Optional[dict] = None):
+        self.policy = getattr(policy, "policy", policy)
+        self.name, self.greedy, self.info = name, greedy, dict(info or {})
+
+    @property
+    def observation_size(self) -> int:
+        return int(np.prod(self.policy.observation_space.shape))
+
+    def __call__(self, observations, masks):
+        import torch
+
+        observations = np.asarray(observations, np.float32)
+        if observations.ndim != 2 or observations.shape[1] != self.observation_size:
+            raise ValueError(f"{self.name} takes observations of length {self.observation_size}, got shape "
+                             f"{observations.shape}: was it trained on this game and observation?")
+        probs = np.empty(masks.shape)
+        with torch.no_grad():
+            for start in range(0, len(observations), BATCH):
+                obs = torch.as_tensor(observations[start:start + BATCH])
+                probs[start:start + len(obs)] = self.policy.get_distribution(obs).distribution.probs.numpy()
+        probs = np.where(masks, probs, 0.0)
+        if self.greedy:
+            best = np.argmax(np.where(masks, probs, -1.0), axis=1)
+            probs = np.zeros(masks.shape)
+            probs[np.arange(len(best)), best] = 1.0
+            return probs
+        return probs / probs.sum(axis=1, keepdims=True)
+
+
+class LiarsDiceNetworkAgent(Agent):
+    """A network saved by ``experiments/train_liars_dice.py`` (``model.pt``,
+    :class:`dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`); its
+    probabilities (it was trained as a mixed strategy)."""
+
+    kind = "torch"
+
+    def __init__(self, learned, name: str = "model"):
+        self.learned, self.name = learned, name
+        self.info = {"game": "liars_dice", **learned.game.config()}
+
+    @property
+    def observation_size(self) -> int:
+        return int(self.learned.game.observation_shape[0])
+
+    def __call__(self, observations, masks):
+        return self.learned.probabilities(np.asarray(observations, np.float32), np.asarray(masks, bool))
+
+
+def model_description(path: str) -> dict:
+    """``MODEL.json`` beside ``MODEL.zip`` (what the training scripts record), or ``{}``."""
+    sidecar = os.path.splitext(path)[0] + ".json"
+    if not os.path.isfile(sidecar):
+        return {}
+    try:
+        with open(sidecar) as f:
+            info = json.load(f)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"the model's description {sidecar} is damaged ({err})") from None
+    if not isinstance(info, dict):
+        raise ValueError(f"the model's description {sidecar} is not a JSON object")
+    return info
+
+
+def load_agent(spec: str, greedy: bool = True) -> Agent:
+    """An :class:`Agent` from a saved model (``.zip``, ``.pt``) or ``module:function``.
+
+    Raises:
+        ValueError: the file is missing or not a model this project can load safely, the
+            function cannot be imported or is not callable, or ``spec`` is none of these.
+    """
+    spec = os.fspath(spec)
+    if os.path.isdir(spec):
+        raise ValueError(f"{spec} is a directory; an agent is a .zip (Stable-Baselines3), a .pt (this project's "
+                         "Liar's Dice trainers) or module:function (RLlib checkpoints are not supported yet)")
+    if spec.endswith(".zip") or (os.path.isfile(spec) and not spec.endswith(".pt")):
+        from .sb3_models import load_policy
+
+        return NetworkAgent(load_policy(spec), os.path.basename(spec), greedy, model_description(spec))
+    if spec.endswith(".pt"):
+        if not os.path.isfile(spec):
+            raise ValueError(f"model file {spec!r} does not exist")
+        from .liars_dice_learned import LearnedLiarsDicePolicy
+
+        return LiarsDiceNetworkAgent(LearnedLiarsDicePolicy.load(spec), os.path.basename(spec))
+    if ":" in spec:
+        module, _, attr = spec.partition(":")
+        try:
+            fn = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError, ValueError) as err:
+            raise ValueError(f"cannot import agent {spec!r}: {err}") from None
+        return FunctionAgent(fn, spec)
+    raise ValueError(f"agent {spec!r} is not a saved model (.zip, .pt) or module:function")
