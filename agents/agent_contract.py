@@ -1,0 +1,100 @@
+"""The observation-agent contract: how the exact scorers ask a policy, and check its answers.
+
+An *observation agent* is a callable
+
+``agent(observations, masks) -> probabilities``
+
+* ``observations``: a float32 array ``(N, obs_dim)``, exactly the observations the
+  game's single-agent Gymnasium env gives the agent (the same vectors as the AEC
+  env's ``observation`` for that seat);
+* ``masks``: a bool array ``(N, num_actions)``, the legal actions there;
+* the result: an ``(N, num_actions)`` array of action probabilities, each row
+  summing to 1, with no mass on illegal actions.
+
+A trained network, a table and a hand-written rule all fit (a greedy agent puts
+probability 1 on its choice).  The scorers (:mod:`dice_envs.agents.shakes_evaluation`,
+:mod:`dice_envs.agents.closest_number_evaluation`) build every observation the agent
+can meet, ask in a few large batches (:func:`ask_agent`) and check each answer
+(:func:`check_probabilities`), so a wrong answer is a clear ``ValueError``, never a
+silently wrong score.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = ["ObservationAgent", "check_probabilities", "ask_agent", "uniform_agent", "SUM_TOLERANCE",
+           "DEFAULT_BATCH"]
+
+ObservationAgent = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+#: How far a row of probabilities may sum from 1.
+SUM_TOLERANCE = 1e-6
+#: Most observations passed to the agent in one call.
+DEFAULT_BATCH = 1 << 18
+
+
+def check_probabilities(probabilities, masks: np.ndarray, what: str = "the agent",
+                        observations: Optional[np.ndarray] = None, offset: int = 0) -> np.ndarray:
+    """The agent's answer as a float64 ``(N, num_actions)`` array, each row renormalised
+    to sum to exactly 1, or ``ValueError`` naming the problem and the first row with it.
+
+    Checks: an array of numbers of the masks' shape, finite, in ``[0, 1]``, rows summing
+    to 1 within :data:`SUM_TOLERANCE`, and 0 on every illegal action.  With
+    ``observations`` the message shows the observation of the bad row (numbered from
+    ``offset``).
+    """
+    try:
+        probs = np.array(probabilities, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what} must return an array of action probabilities, got {type(probabilities).__name__} "
+                         f"({err})") from None
+    if probs.shape != masks.shape:
+        raise ValueError(f"{what} returned an array of shape {probs.shape}; expected {masks.shape} "
+                         f"(one row of {masks.shape[1]} action probabilities per observation)")
+
+    def fail(bad_rows: np.ndarray, problem: str):
+        i = int(np.flatnonzero(bad_rows)[0])
+        where = f"row {offset + i}"
+        if observations is not None:
+            where += f", observation {observations[i].tolist()}"
+        raise ValueError(f"{what} {problem} ({where}: probabilities {probs[i].tolist()}, legal actions "
+                         f"{np.flatnonzero(masks[i]).tolist()})")
+
+    bad = ~np.isfinite(probs).all(axis=1)
+    if bad.any():
+        fail(bad, "returned non-finite probabilities")
+    bad = ((probs < 0) | (probs > 1)).any(axis=1)
+    if bad.any():
+        fail(bad, "returned probabilities outside [0, 1]")
+    bad = ((probs > 0) & ~masks).any(axis=1)
+    if bad.any():
+        fail(bad, "put probability on illegal actions")
+    sums = probs.sum(axis=1)
+    bad = np.abs(sums - 1.0) > SUM_TOLERANCE
+    if bad.any():
+        fail(bad, f"returned probabilities that do not sum to 1 (within {SUM_TOLERANCE})")
+    return probs / sums[:, None]
+
+
+def ask_agent(agent: ObservationAgent, observations: np.ndarray, masks: np.ndarray,
+              batch_size: int = DEFAULT_BATCH, what: str = "the agent") -> np.ndarray:
+    """The checked answers (:func:`check_probabilities`) of ``agent`` at every row of
+    ``observations`` (float32) and ``masks`` (bool), asked ``batch_size`` rows at a time."""
+    observations = np.ascontiguousarray(observations, dtype=np.float32)
+    masks = np.ascontiguousarray(masks, dtype=bool)
+    out = np.empty(masks.shape, np.float64)
+    for lo in range(0, len(masks), batch_size):
+        hi = min(lo + batch_size, len(masks))
+        # Copies: the agent may keep or modify what it is given.
+        answer = agent(observations[lo:hi].copy(), masks[lo:hi].copy())
+        out[lo:hi] = check_probabilities(answer, masks[lo:hi], what, observations[lo:hi], lo)
+    return out
+
+
+def uniform_agent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The uniform random policy: every legal action equally likely."""
+    masks = np.asarray(masks, dtype=bool)
+    return masks / masks.sum(axis=1, keepdims=True)
