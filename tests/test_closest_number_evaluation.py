@@ -19,6 +19,7 @@ from dice_envs.agents.closest_number_opponents import equilibrium
 from dice_envs.agents.exploitability import best_response, expected_returns, exploitability
 from dice_envs.agents.game_tree import build_tree
 from dice_envs.closest_number import ClosestNumberGame
+from dice_envs.resources import ResourceLimitError
 
 
 def score_dependent_agent(obs, masks):
@@ -167,3 +168,5 @@ def test_bad_arguments():
         score_agent(uniform_agent, 3)
     with pytest.raises(ValueError, match="round3"):
         score_agent(uniform_agent, 6, round3="three_cards")
+    with pytest.raises(ResourceLimitError, match="40 numbers"):
+        score_agent(uniform_agent, 40)  # refused before anything is built
