@@ -45,8 +45,8 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Dict, List, Tuple
+from functools import lru_cache, partial
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -60,7 +60,7 @@ from .closest_number_solver import (
 )
 from .game_tree import GameTree
 
-__all__ = ["score_agent", "equilibrium_agent", "expected_values", "best_response_values", "ScoredGame"]
+__all__ = ["score_agent", "equilibrium_agent", "named_agents", "expected_values", "best_response_values", "ScoredGame"]
 
 #: Modes of the chained values: (who plays the round's starter, who plays the other, whose payoff).
 #: "agent_first": the agent starts the round against the equilibrium, its payoff; "agent_second":
@@ -407,6 +407,12 @@ def equilibrium_agent(numbers: int = 10, round3: str = "two_cards") -> Observati
 
     agent.__name__ = "equilibrium"
     return agent
+
+
+def named_agents(numbers: int = 10, round3: str = "two_cards") -> Dict[str, Callable[[], ObservationAgent]]:
+    """The named agents of the game (``"equilibrium"``, ``"random"``), each a function
+    making its observation agent."""
+    return {"equilibrium": partial(equilibrium_agent, numbers, round3), "random": lambda: uniform_agent}
 
 
 def score_agent(agent: ObservationAgent, numbers: int = 10, round3: str = "two_cards",

@@ -37,9 +37,9 @@ which is how the tests check the scorer (the optimal agent scores the optimum).
 from __future__ import annotations
 
 import time
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import comb
-from typing import Tuple
+from typing import Callable, Dict
 
 import numpy as np
 
@@ -49,7 +49,7 @@ from dice_envs.shakes import OBJECTIVES, ShakesRules, check_num_players
 from .agent_contract import DEFAULT_BATCH, ObservationAgent, ask_agent
 from .shakes_solver import ShakesModel, Solution, solve
 
-__all__ = ["score_agent", "solver_agent", "observations", "REFERENCE_POLICIES", "ordered_states"]
+__all__ = ["score_agent", "solver_agent", "named_agents", "observations", "REFERENCE_POLICIES", "ordered_states"]
 
 #: The solver's named policies whose gaps are reported beside the agent's.
 REFERENCE_POLICIES = ("thompson", "greedy", "dice_rule", "random")
@@ -142,6 +142,12 @@ def solver_agent(name: str = "optimal", num_players: int = 4, objective: str = "
 
     agent.__name__ = name
     return agent
+
+
+def named_agents(num_players: int = 4, objective: str = "win") -> Dict[str, Callable[[], ObservationAgent]]:
+    """The solver's policies by name (``"optimal"`` and :data:`REFERENCE_POLICIES`), each
+    a function making its observation agent (:func:`solver_agent`)."""
+    return {name: partial(solver_agent, name, num_players, objective) for name in ("optimal",) + REFERENCE_POLICIES}
 
 
 def _ranges(counts: np.ndarray) -> np.ndarray:

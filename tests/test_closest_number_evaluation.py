@@ -170,3 +170,12 @@ def test_bad_arguments():
         score_agent(uniform_agent, 6, round3="three_cards")
     with pytest.raises(ResourceLimitError, match="40 numbers"):
         score_agent(uniform_agent, 40)  # refused before anything is built
+
+
+def test_named_agents():
+    from dice_envs.agents.closest_number_evaluation import named_agents
+
+    names = named_agents(6)
+    assert set(names) == {"equilibrium", "random"}
+    assert score_agent(names["equilibrium"](), 6)["gap"] == 0.0
+    assert score_agent(names["random"](), 6)["gap"] == score_agent(uniform_agent, 6)["references"]["random"]

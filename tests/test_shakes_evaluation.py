@@ -167,3 +167,13 @@ def test_bad_arguments_and_the_resource_guard(monkeypatch):
     monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "100M")
     with pytest.raises(ResourceLimitError, match="memory"):
         score_agent(uniform_agent, 4)
+
+
+def test_named_agents():
+    from dice_envs.agents.shakes_evaluation import named_agents
+
+    names = named_agents(2)
+    assert set(names) == {"optimal", *REFERENCE_POLICIES}
+    solution = _solved(2, "win")
+    for name, make in names.items():
+        assert score_agent(make(), 2)["value"] == pytest.approx(solution.policies[name].team_win, abs=1e-12)
