@@ -213,6 +213,7 @@ class ScoredGame:
         self.solver.solve_all()
         self.game = self.solver.game
         self.numbers, self.round3 = self.solver.numbers, self.solver.round3
+        self._equilibrium_tables = None
         last = self.game.last_round
         size = self.game.observation_shape[0]
         # The observation's scores: own, then the other player's (ClosestNumberState.observation).
@@ -297,9 +298,10 @@ class ScoredGame:
             tables[r] = np.transpose(picked, (1, 2, 0))
         return tables
 
-    @lru_cache(maxsize=None)
     def equilibrium_tables(self) -> Dict[int, np.ndarray]:
         """The equilibrium's strategy in the same layout (it depends on the lead only)."""
+        if self._equilibrium_tables is not None:
+            return self._equilibrium_tables
         tables = {}
         for r, rnd in self.rounds.items():
             table = np.zeros(rnd.actions.shape + (len(rnd.positions),))
@@ -307,6 +309,7 @@ class ScoredGame:
                 for j, row in enumerate(self.solver.solution(r, a - b).table):
                     table[j, : len(row), k] = row
             tables[r] = table
+        self._equilibrium_tables = tables
         return tables
 
     # -- chaining the rounds -------------------------------------------------------------
@@ -386,7 +389,7 @@ def equilibrium_agent(numbers: int = 10, round3: str = "two_cards") -> Observati
         out = np.zeros((len(obs), game.num_actions))
         for row, o in enumerate(np.asarray(obs)):
             board = o[:base].reshape(n, channels)
-            r = int(round(o[base + 3 * p]))
+            r = int(round(float(o[base + 3 * p])))
             starter = o[base + p] == 1  # the acting player starts this round
             rel = 0 if starter else 1
             own, opp = o[base], o[base + 1]
