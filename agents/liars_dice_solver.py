@@ -625,6 +625,7 @@ def solve(
     solver = CFRSolver(game, plus=(algorithm == "cfr+"))
     history = []
     expl = float("inf")
+    estimated = False
     while True:
         step = check_every or _check_schedule(solver.iteration)
         solver.iterate(min(step, max_iterations - solver.iteration))
@@ -637,6 +638,10 @@ def solve(
             break
         if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
             break
+        if not estimated and solver.iteration >= ESTIMATE_AFTER:
+            estimated = True
+            _check_run_time(solver, expl, target_exploitability, algorithm, max_iterations, max_seconds,
+                            time.perf_counter() - t0)
     out = SolveResult(game, algorithm, solver.average_policy(), result.value_first_player, expl,
                       solver.iteration, time.perf_counter() - t0, history)
     # A run stopped by the iteration cap is cached too (it would stop there again); one
@@ -644,6 +649,28 @@ def solve(
     if cache_dir is not None and (expl <= target_exploitability or solver.iteration >= max_iterations):
         store_cached(out, target_exploitability, cache_dir, max_iterations)
     return out
+
+
+#: Iterations measured before the run's time is estimated (:func:`_check_run_time`).
+ESTIMATE_AFTER = 20
+
+
+def _check_run_time(solver, exploitability: float, target: float, algorithm: str, max_iterations: int,
+                    max_seconds: Optional[float], elapsed: float) -> None:
+    """Announce a long solve, or refuse one over the time limit, once the first iterations
+    are measured: CFR+'s average policy converges about as ``1/T`` in practice, plain CFR's
+    as ``1/sqrt(T)``, so the iterations still needed are extrapolated from the exploitability
+    reached so far (capped by ``max_iterations`` and ``max_seconds``)."""
+    T = solver.iteration
+    power = 1.0 if algorithm == "cfr+" else 2.0
+    needed = min(float(max_iterations), T * (exploitability / target) ** power)
+    seconds = needed * elapsed / T
+    if max_seconds is not None:
+        seconds = min(seconds, max_seconds)
+    tree = solver.tree
+    check_resources(f"solving {solver.tree.game!r} to an exploitability of {target:g} with {algorithm} (about "
+                    f"{needed:,.0f} iterations, extrapolated from {T})", BYTES_PER_NODE_ROLL * tree.N * tree.R,
+                    seconds)
 
 
 # ---------------------------------------------------------------------------------------

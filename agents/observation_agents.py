@@ -18,8 +18,9 @@ sampled play.
   may also return ``(N,)`` integer actions, a deterministic agent.
 
 Networks play greedily by default (the most probable legal action, ties to the lowest
-action, as SB3's ``predict(deterministic=True)``); ``greedy=False`` scores their
-probabilities.
+action, as SB3's ``predict(deterministic=True)``; between two legal actions, action 1 where
+its probability is above 1/2, the training scripts' rule, so that near-ties are decided the
+same way); ``greedy=False`` scores their probabilities.
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ class NetworkAgent(Agent):
         probs = np.where(masks, probs, 0.0)
         if self.greedy:
             best = np.argmax(np.where(masks, probs, -1.0), axis=1)
+            if masks.shape[1] == 2:  # roll/hold: action 1 iff its probability is above 1/2, exactly the
+                both = masks.all(axis=1)  # rule of the training scripts' greedy tables (jeopardy_learned)
+                best[both] = probs[both, 1] > 0.5
             probs = np.zeros(masks.shape)
             probs[np.arange(len(best)), best] = 1.0
             return probs

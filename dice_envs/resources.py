@@ -105,6 +105,15 @@ def disk_limit() -> Optional[int]:
     return parse_size(os.environ.get("DICE_ENVS_MAX_DISK", "10G"), "DICE_ENVS_MAX_DISK")
 
 
+def format_duration(seconds: float) -> str:
+    """``"45 s"``, ``"12 minutes"`` or ``"3.5 hours"``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 3 * 3600:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
 def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = None) -> None:
     """Refuse ``what`` (e.g. ``"solve ayzd --goal 100 (a 400 x 400 score grid)"``) if its
     estimated peak memory or time is over the limit."""
@@ -117,11 +126,11 @@ def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = N
     limit_s = seconds_limit()
     if seconds is not None and limit_s is not None and seconds > limit_s:
         raise ResourceLimitError(
-            f"{what} would take about {seconds / 60:.0f} minutes, over the limit of {limit_s / 60:.0f} minutes; "
+            f"{what} would take about {format_duration(seconds)}, over the limit of {format_duration(limit_s)}; "
             f"raise it with --max-seconds S or DICE_ENVS_MAX_SECONDS=S (or 'none'), or ask for a smaller game"
         )
     if seconds is not None and seconds > ANNOUNCE_SECONDS:
-        warnings.warn(f"{what} will take about {seconds / 60:.1f} minutes and {format_size(memory_bytes)} "
+        warnings.warn(f"{what} will take about {format_duration(seconds)} and {format_size(memory_bytes)} "
                       f"(estimates)", LongRunWarning, stacklevel=2)
 
 

@@ -111,6 +111,9 @@ def test_the_limit_can_be_lowered_and_raised(monkeypatch):
 
     with pytest.raises(ResourceLimitError, match="minutes"):
         ClosestNumberSolver(20)
+    # A CFR+ solve is timed after its first iterations and refused before it runs for long.
+    with pytest.raises(ResourceLimitError, match=r"about 100,000 iterations.*over the limit of 1 s"):
+        liars_dice_solver.solve(LiarsDiceGame(faces=6, wild=True), 1e-12)
     assert parse_size("1.5G") == 3 << 29 and parse_size("none") is None
     with pytest.raises(ValueError, match="size"):
         parse_size("lots")
@@ -124,9 +127,10 @@ def test_cli_refusals_and_no_tracebacks(tmp_path, capsys):
         (["--max-memory", "lots", "solve", "pig"], "DICE_ENVS_MAX_MEMORY"),
         (["solve", "ayzd", "--score-cap", "14"], "score_cap"),
         (["solve", "ayzd", "--score-cap", "0"], "score_cap"),
-        (["evaluate", "liars-dice", "/etc/passwd"], "not a Liar's Dice model"),
-        (["evaluate", "ayzd", "os:getcwd"], "policy getcwd must take"),
-        (["evaluate", "pig", "os:getcwd"], "policy getcwd must take"),
+        (["evaluate", "liars-dice", "/etc/passwd"], "not a Stable-Baselines3 model"),
+        (["evaluate", "liars-dice", str(tmp_path / "none.pt")], "does not exist"),
+        (["evaluate", "ayzd", "os:getcwd"], "agent os:getcwd must take (observations, masks)"),
+        (["evaluate", "pig", "os:getcwd"], "agent os:getcwd must take (observations, masks)"),
         (["evaluate", "ayzd", "os:nothing"], "cannot import"),
     ]:
         with pytest.raises(SystemExit) as exit_:

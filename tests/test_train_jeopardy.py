@@ -69,7 +69,7 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys):
     # The saved model scores the same through `dice-envs evaluate ayzd`.
     assert cli_main(["evaluate", "ayzd", str(run_dir / "model.zip"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["difference"] == pytest.approx(second["difference"], abs=1e-12)
+    assert report["details"]["difference"] == pytest.approx(second["difference"], abs=1e-12)
 
     # It also plays as an opponent in the single-agent environment.
     import gymnasium
@@ -113,7 +113,7 @@ def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
 
     assert cli_main(["evaluate", "pig", str(run_dir / "model.zip"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["difference"] == pytest.approx(second["difference"], abs=1e-12)
+    assert report["details"]["difference"] == pytest.approx(second["difference"], abs=1e-12)
 
     # The model plays as an opponent in Pig-v0, single and batched.
     import gymnasium

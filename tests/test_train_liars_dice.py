@@ -218,7 +218,7 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     assert cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "4", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["exploitability"] == pytest.approx(second["exploitability"], abs=1e-9)
-    assert report["value_vs_equilibrium"] == pytest.approx(second["value_vs_equilibrium"], abs=1e-9)
+    assert report["value"] == pytest.approx(second["value_vs_equilibrium"], abs=1e-9)
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "6"])
     assert "--faces 6 does not match" in capsys.readouterr().err

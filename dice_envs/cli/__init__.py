@@ -32,6 +32,7 @@ GAME_COMMANDS = [
     "dice_envs.cli.tatham",
     "dice_envs.cli.liars_dice",
     "dice_envs.cli.closest_number",
+    "dice_envs.cli.evaluate",
 ]
 
 
@@ -148,24 +149,6 @@ def print_json(obj) -> None:
     """Print one JSON object on stdout (what ``--json`` promises), with ``schema`` first."""
     json.dump({"schema": JSON_SCHEMA, **obj}, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
-
-
-def model_goal(policy: str, goal: Optional[int], default: int) -> int:
-    """The goal to evaluate ``policy`` at: ``goal`` if given, else the one recorded beside a
-    saved model (``model.json`` next to ``model.zip``, as the training scripts write it),
-    else ``default``."""
-    import os
-
-    sidecar = os.path.splitext(policy)[0] + ".json"
-    if goal is None and policy.endswith(".zip") and os.path.exists(sidecar):
-        try:
-            goal = json.loads(open(sidecar).read()).get("goal")
-        except (OSError, ValueError, AttributeError) as err:
-            raise ValueError(f"the model's description {sidecar} is damaged ({err})") from None
-    goal = default if goal is None else goal
-    if isinstance(goal, bool) or not isinstance(goal, int) or goal < 1:
-        raise ValueError(f"--goal must be a positive integer, got {goal!r}")
-    return goal
 
 
 def ask(prompt: str, choices: dict) -> str:

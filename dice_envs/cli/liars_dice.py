@@ -1,10 +1,9 @@
 """``dice-envs solve liars-dice``, ``dice-envs export-efg liars-dice``,
-``dice-envs play liars-dice`` and ``dice-envs evaluate liars-dice``."""
+and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.cli.evaluate`)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy as np
@@ -52,19 +51,6 @@ def add_commands(verbs) -> None:
     play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
                       help="solve the computer's strategy to this exploitability (1e-3)")
     play.set_defaults(handler=play_liars_dice)
-
-    evaluate = verbs["evaluate"].add_parser(
-        "liars-dice", help="Liar's Dice: exact exploitability of a trained model and its value against CFR+"
-    )
-    evaluate.add_argument("model", help="a model.pt written by experiments/train_liars_dice.py")
-    evaluate.add_argument("--faces", type=int, default=None, help="check the model is for this many faces")
-    evaluate.add_argument("--wild", action="store_true", default=None,
-                          help="check the model is for the wild variant (default: the model's own game)")
-    evaluate.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
-                          help="exploitability the CFR+ reference equilibrium is solved to (1e-4)")
-    evaluate.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
-    evaluate.add_argument("--json", action="store_true", help="print one JSON object")
-    evaluate.set_defaults(handler=evaluate_liars_dice)
 
 
 def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitability: float = 1e-4,
@@ -247,37 +233,3 @@ def print_values_table(report: dict) -> None:
     print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
           "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
           "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")
-
-
-def evaluate_report(model: str, faces=None, wild=None, exploitability: float = 1e-4, cache_dir=None) -> dict:
-    """Exact exploitability of a saved model and its value against the CFR+
-    equilibrium (mean over both seats, and per seat)."""
-    from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, equilibrium, exact_scores
-    from dice_envs.agents.liars_dice_solver import PublicTree, default_cache_dir
-
-    if not os.path.exists(model):
-        raise ValueError(f"model: no such file {model!r}")
-    policy = LearnedLiarsDicePolicy.load(model)
-    game = policy.game
-    if faces is not None and faces != game.faces:
-        raise ValueError(f"--faces {faces} does not match the model's game ({game.faces} faces)")
-    if wild is not None and wild != game.wild:
-        raise ValueError(f"--wild does not match the model's game (wild={game.wild})")
-    tree = PublicTree(game)
-    eq = equilibrium(game, exploitability, cache_dir or default_cache_dir())
-    report = {"game": "liars_dice", **game.config(), "model": model}
-    report.update(exact_scores(tree, policy.tree_policy(tree), eq.policy))
-    report["cfr_plus_value_first_player"] = eq.value_first_player
-    return report
-
-
-def evaluate_liars_dice(args: argparse.Namespace) -> int:
-    report = evaluate_report(args.model, args.faces, args.wild, args.exploitability, args.cache_dir)
-    if args.json:
-        print_json(report)
-        return 0
-    print(f"{args.model} ({report['faces']} faces{', wild' if report['wild'] else ''}), exact:")
-    print(f"  exploitability (NashConv/2)    {report['exploitability']:.6f}")
-    print(f"  value against CFR+ equilibrium {report['value_vs_equilibrium']:+.6f} "
-          f"(as first {report['value_vs_equilibrium_as_first']:+.6f}, as second {report['value_vs_equilibrium_as_second']:+.6f})")
-    return 0

@@ -1,4 +1,4 @@
-"""``dice-envs solve pig``, ``dice-envs play pig`` and ``dice-envs evaluate pig``."""
+"""``dice-envs solve pig`` and ``dice-envs play pig`` (``dice-envs evaluate``: :mod:`dice_envs.cli.evaluate`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from fractions import Fraction
 import numpy as np
 
-from . import ask, model_goal, present, print_json
+from . import ask, present
 
 
 def add_commands(verbs) -> None:
@@ -27,19 +27,6 @@ def add_commands(verbs) -> None:
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
     play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_pig)
-
-    evaluate = verbs["evaluate"].add_parser(
-        "pig", help="Pig: exact Difference of a saved model or a policy to optimal play"
-    )
-    evaluate.add_argument(
-        "policy",
-        help="a saved model (.zip, e.g. runs/pig/model.zip from experiments/train_pig.py), a policy name "
-        "(optimal, hold_at_N) or module:function for a policy(i, j, k) -> P(roll)",
-    )
-    evaluate.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 100)")
-    _add_die_arguments(evaluate)
-    evaluate.add_argument("--json", action="store_true", help="print one JSON object")
-    evaluate.set_defaults(handler=evaluate_pig)
 
 
 def _add_die_arguments(parser) -> None:
@@ -176,27 +163,4 @@ def play_pig(args: argparse.Namespace) -> int:
             env.step(action)
     print(env.render())
     print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
-    return 0
-
-
-def evaluate_pig(args: argparse.Namespace) -> int:
-    """Exact head-to-head of a model or policy against the optimal Pig policy, both seats."""
-    from dice_envs.agents.pig_learned import exact_score
-    from dice_envs.agents.pig_opponents import resolve_policy
-    from dice_envs.pig import PigGame
-
-    goal = model_goal(args.policy, args.goal, 100)
-    game = PigGame(goal, die_from_args(args))
-    policy = resolve_policy(args.policy, game)
-    report = {"game": "pig", "policy": args.policy, "goal": goal, "die": die_summary(game.die)}
-    report.update(exact_score(policy, goal, game.die))
-    if args.json:
-        print_json(report)
-        return 0
-    print(
-        f"{args.policy} against optimal play (exact, goal {goal}): win as first {report['win_as_first']:.5f}, "
-        f"as second {report['win_as_second']:.5f}, Difference {report['difference']:+.5f}"
-    )
-    for name, reached in report["reached"].items():
-        print(f"  {name:14s} gap {report['references'][name]:+.4f}: {'reached' if reached else 'not reached'}")
     return 0

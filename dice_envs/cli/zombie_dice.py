@@ -1,5 +1,5 @@
-"""``dice-envs solve ayzd``, ``dice-envs solve zombie-dice``, ``dice-envs play zombie-dice`` and
-``dice-envs evaluate ayzd``."""
+"""``dice-envs solve ayzd``, ``dice-envs solve zombie-dice`` and ``dice-envs play zombie-dice``
+(``dice-envs evaluate``: :mod:`dice_envs.cli.evaluate`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 import numpy as np
 
-from . import ask, model_goal, present, print_json
+from . import ask, present
 
 
 def add_commands(verbs) -> None:
@@ -43,19 +43,6 @@ def add_commands(verbs) -> None:
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
     play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_zombie_dice)
-
-    evaluate = verbs["evaluate"].add_parser(
-        "ayzd", help="All Yellow Zombie Dice: exact Difference of a saved model or a policy to optimal play"
-    )
-    evaluate.add_argument(
-        "policy",
-        help="a saved model (.zip, e.g. runs/ayzd/model.zip from experiments/train_ayzd.py), a policy name "
-        "(optimal, random, fixed_hold_at, minh, llano, neller) or module:function for a policy(p, i, j, b, s)",
-    )
-    evaluate.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
-    evaluate.add_argument("--official-ending", action="store_true", help="as for solve ayzd")
-    evaluate.add_argument("--json", action="store_true", help="print one JSON object")
-    evaluate.set_defaults(handler=evaluate_ayzd)
 
 
 def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> dict:
@@ -263,25 +250,4 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
             env.step(action)
     print(env.render())
     print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
-    return 0
-
-
-def evaluate_ayzd(args: argparse.Namespace) -> int:
-    """Exact head-to-head of a model or policy against the AYZD-optimal policy, both seats."""
-    from dice_envs.agents.zombie_dice_learned import exact_score, resolve_policy
-
-    goal = model_goal(args.policy, args.goal, 13)
-    stop_when_won = not args.official_ending
-    policy = resolve_policy(args.policy, goal, stop_when_won)
-    report = {"game": "all_yellow_zombie_dice", "policy": args.policy, "goal": goal, "stop_when_won": stop_when_won}
-    report.update(exact_score(policy, goal, stop_when_won))
-    if args.json:
-        print_json(report)
-        return 0
-    print(
-        f"{args.policy} against optimal play (exact, goal {goal}): win as first {report['win_as_first']:.5f}, "
-        f"as second {report['win_as_second']:.5f}, Difference {report['difference']:+.5f}"
-    )
-    for name, reached in (report.get("reached") or {}).items():
-        print(f"  {name:14s} gap {report['published'][name]:+.4f}: {'reached' if reached else 'not reached'}")
     return 0

@@ -1,0 +1,331 @@
+"""Exact scores of any agent, in one shape for every game: ``dice-envs evaluate GAME AGENT``.
+
+:func:`score` takes a game (one of :data:`GAMES`), an agent (a saved model, a
+``module:function`` over observations, see :mod:`dice_envs.agents.observation_agents`,
+or one of the game's named policies) and the game's settings, asks the agent for its
+decision in every information state of the game at once, and evaluates that strategy
+exactly against the game's optimum: the optimal policy in the jeopardy games (Zombie
+Dice, Pig: win probabilities from both seats, the Difference of the All Yellow Zombie
+Dice paper), the equilibrium in Liar's Dice and Closest Number (payoffs from both
+seats, and the exploitability of the agent's own strategy), and the Bayes-optimal
+policy in The Shakes' court (a single decision maker).
+
+Every game answers with the same keys:
+
+``game``, ``agent``, ``agent_type`` (``sb3``, ``torch``, ``function`` or ``builtin``),
+``config`` (the game's settings), ``opponent`` (``"optimal"``, ``"equilibrium"`` or
+None), ``payoff`` (what ``value`` measures), ``value`` (the agent's expected payoff,
+averaged over the seats), ``seats`` (per seat, or None), ``optimal_value`` (what the
+optimum gets in the same place), ``gap`` (``value - optimal_value``: 0 is optimal,
+negative is worse), ``exploitability`` (NashConv / 2 of the agent's strategy in the
+two-player zero-sum games, else None), ``references`` (the ``gap`` of well-known
+policies of the game), ``reached`` (for each reference, whether ``gap`` is at least
+its gap), ``details`` (game-specific figures) and ``seconds``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import time
+from typing import Callable, Dict, Optional
+
+import numpy as np
+
+from .observation_agents import Agent, load_agent
+
+__all__ = ["GAMES", "score"]
+
+
+def _report(payoff: str, opponent: Optional[str], value: float, optimal_value: float, seats=None,
+            exploitability=None, references=None, details=None) -> dict:
+    """The common keys a game's scorer fills (``score`` adds the agent's and the game's)."""
+    gap = value - optimal_value
+    references = {name: float(g) for name, g in (references or {}).items()}
+    return {
+        "opponent": opponent,
+        "payoff": payoff,
+        "value": float(value),
+        "seats": None if seats is None else {name: float(v) for name, v in seats.items()},
+        "optimal_value": float(optimal_value),
+        "gap": float(gap),
+        "exploitability": None if exploitability is None else float(exploitability),
+        "references": references,
+        "reached": {name: bool(gap >= g - 1e-12) for name, g in references.items()},
+        "details": details or {},
+    }
+
+
+def _jeopardy_report(h2h: dict, differences: Dict[str, float], details=None) -> dict:
+    """A head-to-head against the optimal policy (``win_as_first``, ``win_as_second``).
+
+    The All Yellow Zombie Dice paper's Difference is the sum of the two seats' win
+    probabilities minus 1, twice ``gap``; ``details["difference"]`` and
+    ``details["reference_differences"]`` give it, and ``references`` the gaps."""
+    seats = {"first": h2h["win_as_first"], "second": h2h["win_as_second"]}
+    details = {"difference": seats["first"] + seats["second"] - 1.0,
+               "reference_differences": dict(differences), **(details or {})}
+    return _report("win probability against the optimal policy", "optimal", 0.5 * sum(seats.values()), 0.5,
+                   seats, None, {name: d / 2 for name, d in differences.items()}, details)
+
+
+def _check_size(agent: Agent, size: int, what: str) -> None:
+    known = agent.observation_size
+    if known is not None and known != size:
+        raise ValueError(f"{agent.name} takes observations of length {known}; {what} has observations of "
+                         f"length {size}: was it trained on another game or observation?")
+
+
+def _two_action_probability(agent: Agent, observations: np.ndarray) -> np.ndarray:
+    """P(action 1) (roll) where both actions are legal."""
+    masks = np.ones((len(observations), 2), bool)
+    return agent(observations, masks)[:, 1]
+
+
+# -- All Yellow Zombie Dice ----------------------------------------------------------------
+
+
+def _goal(spec, goal: Optional[int], default: int) -> int:
+    """``goal`` if given, else the one a model's description records, else ``default``."""
+    from dice_envs.validation import check_int
+
+    if goal is None and isinstance(spec, Agent):
+        goal = spec.info.get("goal")
+    return check_int("goal", default if goal is None else goal, 1)
+
+
+def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
+    from dice_envs.zombie_dice import COMPACT_SIZE, compact_observation
+
+    from . import zombie_dice_ayzd_solver as ayzd
+    from .zombie_dice_learned import exact_score, resolve_policy
+    from .zombie_dice_opponents import solved
+    from .zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
+
+    goal = _goal(spec, goal, 13)
+    if isinstance(spec, Agent):
+        agent = spec
+        _check_size(agent, COMPACT_SIZE, "All Yellow Zombie Dice (observation='compact')")
+
+        def policy(p, i, j, b, s):
+            p, i, j, b, s = np.broadcast_arrays(*(np.asarray(x) for x in (p, i, j, b, s)))
+            obs = compact_observation(p, i, j, b, s, goal, rolled=1).reshape(-1, COMPACT_SIZE)
+            return _two_action_probability(agent, obs).reshape(p.shape)
+    else:
+        policy = resolve_policy(spec, goal, stop_when_won)
+    result = exact_score(policy, goal, stop_when_won)
+    optimal = solved(goal, stop_when_won)
+    references = {name: ayzd.head_to_head(
+        human if goal == 13 else (lambda p, i, j, b, s, h=human: h(p, i, j, b, s, goal=goal)),
+        optimal.as_policy(), goal, optimal.score_cap, stop_when_won).difference
+        for name, human in HUMAN_POLICIES.items()}
+    details = {"score_cap": optimal.score_cap}
+    if goal == 13:
+        details["published"] = dict(PUBLISHED_DIFFERENCES)
+    return {**_jeopardy_report(result, references, details), "config": {"goal": goal, "stop_when_won": stop_when_won}}
+
+
+# -- Zombie Dice, official dice --------------------------------------------------------------
+
+
+def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = None) -> dict:
+    from . import zombie_dice_solver as zds
+
+    goal = _goal(spec, goal, 13)
+    solution = zds.solved(goal, score_cap)
+    standard = zds.standard_policies(goal)
+    if isinstance(spec, Agent):
+        agent = spec
+        _check_size(agent, 24, "Zombie Dice with the official dice (observation='full')")
+        policy = zds.ObservationPolicy(lambda obs: _two_action_probability(agent, obs), goal, agent.name)
+    elif spec == "optimal":
+        policy = solution.as_policy()
+    elif spec in standard:
+        policy = standard[spec]
+    else:
+        raise ValueError(f"agent must be a saved model (.zip), module:function or one of "
+                         f"{['optimal', *standard]}, got {spec!r}")
+    h2h = zds.head_to_head(policy, solution.as_policy(), goal, solution.score_cap).as_dict()
+    references = _official_references(goal, solution.score_cap)
+    return {**_jeopardy_report(h2h, references, {"score_cap": solution.score_cap}),
+            "config": {"goal": goal, "score_cap": solution.score_cap}}
+
+
+@functools.lru_cache(maxsize=4)
+def _official_references(goal: int, score_cap: int) -> Dict[str, float]:
+    """The Differences of the four human-playable policies on the full game (8 exact evaluations)."""
+    from . import zombie_dice_solver as zds
+
+    standard = zds.standard_policies(goal)
+    humans = {name: standard[name] for name in ("fixed_hold_at", "minh", "llano", "neller")}
+    rows = zds.differences(zds.solved(goal, score_cap), humans)
+    return {name: row["difference"] for name, row in rows.items()}
+
+
+# -- Pig ---------------------------------------------------------------------------------
+
+
+def _pig(spec, goal: Optional[int] = None, die=None) -> dict:
+    from dice_envs.pig import PigGame
+
+    from .pig_learned import exact_score
+    from .pig_opponents import resolve_policy
+
+    game = PigGame(_goal(spec, goal, 100), die)
+    if isinstance(spec, Agent):
+        agent = spec
+        _check_size(agent, 4, "Pig")
+        kind = agent.info.get("observation") or _pig_observation_kind(agent, game)
+
+        def policy(i, j, k):
+            i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
+            obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
+            if kind == "scaled":
+                obs = game.scaled_observation(obs)
+            return _two_action_probability(agent, obs).reshape(i.shape)
+    else:
+        policy = resolve_policy(spec, game)
+    result = exact_score(policy, game.goal, game.die)
+    # pig_learned's references are Differences
+    return {**_jeopardy_report(result, result["references"]), "config": {"goal": game.goal, "die": game.die}}
+
+
+def _pig_observation_kind(agent: Agent, game) -> str:
+    """``"scaled"`` if a network's recorded observation bounds are Pig-v0's scaled ones, else ``"full"``."""
+    space = getattr(getattr(agent, "policy", None), "observation_space", None)
+    high = np.asarray(getattr(space, "high", np.inf), np.float32)
+    scaled = game.scaled_bounds()[1]
+    return "scaled" if high.shape == scaled.shape and np.allclose(high, scaled) else "full"
+
+
+# -- Liar's Dice --------------------------------------------------------------------------
+
+
+def _liars_dice(spec, faces: Optional[int] = None, dice_per_player: Optional[int] = None,
+                wild: Optional[bool] = None, exploitability: float = 1e-4, cache_dir=None) -> dict:
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    from .liars_dice_learned import InfoStates, equilibrium, exact_scores
+    from .liars_dice_solver import PublicTree
+
+    if isinstance(spec, Agent) and spec.kind == "torch":  # a model knows its game
+        game = spec.learned.game
+        asked = {"faces": faces, "dice_per_player": dice_per_player, "wild": wild}
+        for key, value in asked.items():
+            if value is not None and value != game.config().get(key):
+                raise ValueError(f"--{key} {value} does not match the model's game ({game.config()})")
+    else:
+        game = LiarsDiceGame(faces=6 if faces is None else faces,
+                             dice_per_player=1 if dice_per_player is None else dice_per_player, wild=bool(wild))
+    tree = PublicTree(game)
+    eq = equilibrium(game, exploitability, cache_dir)
+    states = InfoStates(tree)
+    if isinstance(spec, Agent):
+        _check_size(spec, int(game.observation_shape[0]), repr(game))
+        policy = states.to_tree_policy(spec(states.obs, states.mask))
+    elif spec in ("equilibrium", "optimal"):
+        policy = eq.policy
+    elif spec in ("random", "uniform"):
+        policy = tree.uniform()
+    else:
+        raise ValueError(f"agent must be a saved model (.pt, .zip), module:function, 'equilibrium' or 'random', "
+                         f"got {spec!r}")
+    scores = exact_scores(tree, policy, eq.policy)
+    uniform = exact_scores(tree, tree.uniform(), eq.policy)
+    seats = {"first": scores["value_vs_equilibrium_as_first"], "second": scores["value_vs_equilibrium_as_second"]}
+    details = {"game_value_first_player": eq.value_first_player,
+               "equilibrium_exploitability": eq.exploitability,
+               "reference_exploitability": {"random": uniform["exploitability"]}}
+    report = _report("payoff (+1 win, -1 loss) against the CFR+ equilibrium", "equilibrium",
+                     scores["value_vs_equilibrium"], 0.0, seats, scores["exploitability"],
+                     {"random": uniform["value_vs_equilibrium"]}, details)
+    return {**report, "config": {**game.config(), "exploitability": exploitability}}
+
+
+# -- The Shakes (the court) and Closest Number ---------------------------------------------
+
+
+def _named_observation_agent(game: str, spec: str, names: Dict[str, Callable]) -> Agent:
+    from .observation_agents import FunctionAgent
+
+    if spec not in names:
+        raise ValueError(f"agent must be a saved model (.zip), module:function or one of {sorted(names)}, "
+                         f"got {spec!r}")
+    return FunctionAgent(names[spec](), spec, kind="builtin")
+
+
+def _shakes(spec, num_players: int = 4, objective: str = "win") -> dict:
+    from . import shakes_evaluation
+
+    agent = spec if isinstance(spec, Agent) else _named_observation_agent(
+        "shakes", spec, shakes_evaluation.named_agents(num_players, objective))
+    result = shakes_evaluation.score_agent(agent, num_players=num_players, objective=objective)
+    payoff = "team win probability" if objective == "win" else "expected patients saved"
+    return _report(payoff, None, result["value"], result["optimal_value"], None, None,
+                   result["references"], {"states": result["states"]})
+
+
+def _closest_number(spec, numbers: int = 10, round3: str = "two_cards") -> dict:
+    from . import closest_number_evaluation
+
+    agent = spec if isinstance(spec, Agent) else _named_observation_agent(
+        "closest-number", spec, closest_number_evaluation.named_agents(numbers, round3))
+    result = closest_number_evaluation.score_agent(agent, numbers=numbers, round3=round3)
+    seats = {"first": result["value_as_first"], "second": result["value_as_second"]}
+    return _report("payoff (+1 win, -1 loss, 0 draw) against the equilibrium", "equilibrium", result["value"],
+                   result["optimal_value"], seats, result["exploitability"], result["references"],
+                   {key: result[key] for key in sorted(result.keys() - {
+                       "value", "value_as_first", "value_as_second", "optimal_value", "gap", "exploitability",
+                       "references", "numbers", "round3", "seconds"})})
+
+
+#: Each game's scorer, with its settings (the keyword arguments of :func:`score`).
+GAMES = {
+    "ayzd": _ayzd,
+    "zombie-dice": _zombie_dice,
+    "pig": _pig,
+    "liars-dice": _liars_dice,
+    "shakes": _shakes,
+    "closest-number": _closest_number,
+}
+
+#: A name the game understands itself (a built-in policy), not a file or a function.
+_BUILTIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def score(game: str, agent, greedy: bool = True, **config) -> dict:
+    """Score ``agent`` exactly in ``game`` with ``config`` (see the module docstring).
+
+    Args:
+        game: one of :data:`GAMES`.
+        agent: an :class:`~dice_envs.agents.observation_agents.Agent`, a path to a saved
+            model, ``module:function``, or a name the game knows (``optimal``, ``random``,
+            the human-playable Zombie Dice policies, ``hold_at_20``...).
+        greedy: score a network's greedy decisions (default) or its probabilities.
+        config: the game's settings (``goal``, ``faces``, ``num_players``...).
+
+    Raises:
+        ValueError: an unknown game, agent or setting, or an agent that does not fit the game.
+    """
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {list(GAMES)}, got {game!r}")
+    t0 = time.perf_counter()
+    if isinstance(agent, Agent):
+        name, kind, spec = agent.name, agent.kind, agent
+    elif isinstance(agent, str) and _BUILTIN.fullmatch(agent):
+        name, kind, spec = agent, "builtin", agent
+    else:
+        spec = load_agent(agent, greedy)
+        name, kind = str(agent), spec.kind
+    scorer = GAMES[game]
+    settings = dict(list(inspect.signature(scorer).parameters.items())[1:])
+    unknown = config.keys() - settings.keys()
+    if unknown:
+        raise ValueError(f"{game} has no setting {sorted(unknown)}; its settings are {list(settings)}")
+    config = {key: value for key, value in config.items() if value is not None}
+    result = scorer(spec, **config)
+    effective = result.pop("config", None) or {key: config.get(key, parameter.default)
+                                               for key, parameter in settings.items()}
+    return {"game": game.replace("-", "_"), "agent": name, "agent_type": kind, "config": effective, **result,
+            "seconds": time.perf_counter() - t0}

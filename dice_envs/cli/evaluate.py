@@ -1,0 +1,128 @@
+"""``dice-envs evaluate GAME AGENT``: an agent scored exactly against the game's optimum.
+
+One sub-command per game with an exact evaluator (:data:`dice_envs.agents.agent_evaluation.GAMES`);
+AGENT is a saved Stable-Baselines3 model (``.zip``), a project model (``.pt``),
+``module:function`` over observations (``fn(observations, masks) -> probabilities``,
+see :mod:`dice_envs.agents.observation_agents`) or a policy the game names.  Every game
+prints the same JSON object (``--json``; its keys: :mod:`dice_envs.agents.agent_evaluation`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import print_json
+
+AGENT_HELP = ("a saved model (.zip from Stable-Baselines3, e.g. the training scripts' model.zip; .pt from "
+              "experiments/train_liars_dice*.py), module:function taking (observations, masks) and returning "
+              "action probabilities or actions, or a policy named here: {names}")
+
+
+def _ayzd(parser) -> None:
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
+    parser.add_argument("--official-ending", dest="stop_when_won", action="store_false", default=None,
+                        help="let a player 2 who could win by holding roll on (as for solve ayzd)")
+
+
+def _zombie_dice(parser) -> None:
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
+    parser.add_argument("--score-cap", type=int, default=None, help="grid size (default: goal + 39)")
+
+
+def _pig(parser) -> None:
+    from .pig import _add_die_arguments
+
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 100)")
+    _add_die_arguments(parser)
+
+
+def _liars_dice(parser) -> None:
+    parser.add_argument("--faces", type=int, default=None, help="faces per die (default: the model's, else 6)")
+    parser.add_argument("--dice", dest="dice_per_player", type=int, default=None,
+                        help="dice per player (default: the model's, else 1)")
+    parser.add_argument("--wild", action="store_true", default=None,
+                        help="ones are wild (default: the model's game, else not wild)")
+    parser.add_argument("--exploitability", type=float, default=None, metavar="E",
+                        help="exploitability the CFR+ reference equilibrium is solved to (1e-4)")
+    parser.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
+
+
+def _shakes(parser) -> None:
+    parser.add_argument("--players", dest="num_players", type=int, default=None,
+                        help="treatments (the court's maesters), 2 to 6 (4)")
+    parser.add_argument("--objective", choices=["win", "saved"], default=None,
+                        help="team win probability (win, default) or patients saved")
+
+
+def _closest_number(parser) -> None:
+    parser.add_argument("--numbers", type=int, default=None, help="number cards 1..N (10)")
+    parser.add_argument("--round3", choices=["two_cards", "one_card"], default=None,
+                        help="how round 3 is read (two_cards)")
+
+
+#: game -> (help, the names it knows, its options)
+GAMES = {
+    "ayzd": ("All Yellow Zombie Dice against the optimal policy (the paper's Difference)",
+             "optimal, random, fixed_hold_at, minh, llano, neller", _ayzd),
+    "zombie-dice": ("Zombie Dice with the official dice against the optimal policy",
+                    ("optimal, the human-playable policies, all_yellow_optimal, roll_until_1_shotgun, "
+                     "roll_until_2_shotguns, max_expected_brains, random"), _zombie_dice),
+    "pig": ("Pig against the optimal policy", "optimal, hold_at_N, random", _pig),
+    "liars-dice": ("Liar's Dice: exploitability, and the value against the CFR+ equilibrium",
+                   "equilibrium, random", _liars_dice),
+    "shakes": ("The Shakes' court against the Bayes-optimal policy",
+               "optimal, thompson, greedy, dice_rule, random", _shakes),
+    "closest-number": ("Closest Number: exploitability, and the value against the equilibrium",
+                       "equilibrium, random", _closest_number),
+}
+
+
+def add_commands(verbs) -> None:
+    for game, (help_text, names, add_options) in GAMES.items():
+        parser = verbs["evaluate"].add_parser(game, help=help_text, description=help_text)
+        parser.add_argument("agent", help=AGENT_HELP.format(names=names))
+        add_options(parser)
+        parser.add_argument("--stochastic", dest="greedy", action="store_false",
+                            help="score a network's action probabilities (default: its greedy action)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.set_defaults(handler=evaluate)
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    from dice_envs.agents.agent_evaluation import score
+
+    skip = {"verb", "game", "agent", "greedy", "json", "handler", "load", "max_memory", "max_seconds", "max_disk"}
+    config = {key: value for key, value in vars(args).items() if key not in skip}
+    if args.game == "pig":
+        from .pig import die_from_args
+
+        config["die"] = die_from_args(args)
+    report = score(args.game, args.agent, args.greedy, **config)
+    if "die" in report["config"]:
+        from .pig import die_summary
+
+        die = report["config"]["die"]
+        report["config"]["die"] = None if die is None else die_summary(die)
+    if args.json:
+        print_json(report)
+    else:
+        print_report(report)
+    return 0
+
+
+def print_report(report: dict) -> None:
+    """The report as a few lines of text."""
+    settings = ", ".join(f"{key} {value}" for key, value in report["config"].items()
+                         if value is not None and key != "cache_dir")
+    print(f"{report['agent']} ({report['agent_type']}) in {report['game']} ({settings}), exact:")
+    against = f" against the {report['opponent']}" if report["opponent"] else ""
+    print(f"  {report['payoff']}: {report['value']:.6f}" + (
+        "" if report["seats"] is None else
+        f" (as first {report['seats']['first']:.6f}, as second {report['seats']['second']:.6f})"))
+    print(f"  optimal{against}: {report['optimal_value']:.6f}; gap {report['gap']:+.6f}")
+    if "difference" in report["details"]:
+        print(f"  Difference (both seats' win probabilities - 1): {report['details']['difference']:+.6f}")
+    if report["exploitability"] is not None:
+        print(f"  exploitability (NashConv/2): {report['exploitability']:.6f}")
+    for name, gap in report["references"].items():
+        print(f"  {name:22s} gap {gap:+.6f}: {'reached' if report['reached'][name] else 'not reached'}")
