@@ -114,6 +114,29 @@ class ZombieDiceGame(Game):
         high[4 * n + 4 :] = cup
         return low, high
 
+    def observation_scale(self) -> np.ndarray:
+        """The divisors of :meth:`scaled_observation`, one per feature of the observation vector:
+        the goal for the scores and the turn's brains, 3 for the shotguns, the game's number of
+        dice of each colour for the dice counts, 1 for the flags."""
+        n = self.num_players
+        scale = np.ones(self.observation_shape, np.float32)
+        scale[:n] = self.goal
+        scale[4 * n] = self.goal
+        scale[4 * n + 1] = SHOTGUNS_TO_BUST
+        scale[4 * n + 4 :] = np.array(self.full_cup * 4, np.float32)
+        return scale
+
+    def scaled_observation(self, observation: np.ndarray) -> np.ndarray:
+        """``observation`` (one vector or a batch) divided by :meth:`observation_scale`: the
+        ``observation="scaled"`` of ``dice_envs/ZombieDice-v0``, every feature about 0 to 1 (the
+        scale a network learns from), nothing lost."""
+        return np.asarray(observation, np.float32) / self.observation_scale()
+
+    def scaled_bounds(self):
+        """``(low, high)`` of :meth:`scaled_observation`."""
+        low, high = self.observation_bounds()
+        return self.scaled_observation(low), self.scaled_observation(high)
+
     def new_initial_state(self) -> "ZombieDiceState":
         n = self.num_players
         zeros = (0,) * self.num_colors

@@ -4,7 +4,7 @@
 | Import             | `gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")` (after `import dice_envs`) |
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
-| Observation Space  | Box: full `(4n + 8,)` all yellow, `(4n + 16,)` official; compact `(12,)` |
+| Observation Space  | Box: full or scaled `(4n + 8,)` all yellow, `(4n + 16,)` official; compact `(12,)` |
 | Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"fixed_hold_at"`, `"minh"`, `"llano"`, `"neller"`, `"random"`, a saved model, a policy |
 
@@ -23,6 +23,13 @@ once in about a minute, then loaded from the on-disk cache, ``$DICE_ENVS_CACHE``
 
 ``observation="full"`` (default): the AEC observation vector of the seat
 (see :mod:`dice_envs.zombie_dice_v0`).
+
+``observation="scaled"``: the same vector divided feature by feature by
+:meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale` (scores and turn brains by the goal,
+shotguns by 3, each colour's dice counts by that colour's dice in the game), so every feature is
+about 0 to 1: the scale a network learns from.  A network trained on it is scored exactly with
+:func:`dice_envs.agents.zombie_dice_solver.exact_score` by scaling the solver's observations the
+same way (``experiments/train_ayzd.py --variant official``).
 
 ``observation="compact"`` (two-player All Yellow only): a function of the solver's
 position ``(p, i, j, b, s)`` alone (:func:`dice_envs.zombie_dice.compact_observation`), so a policy
@@ -89,10 +96,10 @@ from .zombie_dice_v0 import raw_env
 
 __all__ = ["ZombieDiceEnv", "ZombieDiceVectorEnv", "OBSERVATIONS"]
 
-OBSERVATIONS = ("full", "compact")
+OBSERVATIONS = ("full", "compact", "scaled")
 
 
-def _compact(observation: str, variant: str, num_players: int) -> bool:
+def _observation_kind(observation: str, variant: str, num_players: int) -> str:
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
     if observation == "compact" and (variant != "all_yellow" or num_players != 2):
@@ -100,7 +107,7 @@ def _compact(observation: str, variant: str, num_players: int) -> bool:
             "observation='compact' needs variant='all_yellow' and num_players=2 "
             f"(got variant={variant!r}, num_players={num_players})"
         )
-    return observation == "compact"
+    return observation
 
 
 class ZombieDiceEnv(SingleAgentEnv):
@@ -123,8 +130,13 @@ class ZombieDiceEnv(SingleAgentEnv):
         aec = raw_env(num_players=num_players, variant=variant, goal=goal, stop_when_won=stop_when_won,
                       max_cycles=max_cycles)
         fn = space = None
-        if _compact(observation, variant, num_players):
+        kind = _observation_kind(observation, variant, num_players)
+        if kind == "compact":
             fn, space = compact_from_state, spaces.Box(*compact_bounds(), dtype=np.float32)
+        elif kind == "scaled":
+            game = aec.game
+            fn = lambda state, seat: game.scaled_observation(state.observation(seat))  # noqa: E731
+            space = spaces.Box(*game.scaled_bounds(), dtype=np.float32)
         from dice_envs.agents.zombie_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.observation_kind = observation
@@ -163,9 +175,13 @@ class ZombieDiceVectorEnv(BatchedSingleAgentEnv):
             raise ValueError(f"the batched Zombie Dice env does not render; render_mode must be None, got {render_mode!r}")
         game = ZombieDiceGame(num_players, variant, goal, stop_when_won)
         fn = space = None
-        if _compact(observation, variant, num_players):
+        kind = _observation_kind(observation, variant, num_players)
+        if kind == "compact":
             fn = lambda batch, rows, seats: batch.compact_observation(rows)  # noqa: E731
             space = spaces.Box(*compact_bounds(), dtype=np.float32)
+        elif kind == "scaled":
+            fn = lambda batch, rows, seats: game.scaled_observation(batch.observe(seats, where=rows))  # noqa: E731
+            space = spaces.Box(*game.scaled_bounds(), dtype=np.float32)
         from dice_envs.agents.zombie_dice_opponents import make_batched_opponent  # solvers only for opponents
 
         self.observation_kind = observation

@@ -2,9 +2,15 @@
 MaskablePPO on a batched single-agent env, scored EXACTLY against optimal play.
 
 A game script (``train_ayzd.py``, ``train_pig.py``) gives a :class:`GameSpec` (how to
-build its batched env, how to turn a network into a roll-probability table over the
-solver's grid, how to score such a table exactly, how to index it from a batch) and
-an options dataclass derived from :class:`TrainArgs`; :func:`train` does the rest:
+build its batched env, how to freeze the network's policy into plain arrays, how to
+score a frozen policy exactly, how the self-play pool plays frozen policies inside the
+batch) and an options dataclass derived from :class:`TrainArgs`; :func:`train` does the
+rest.  Two kinds of spec exist: :class:`TableSpec` (All Yellow Zombie Dice, Pig: the
+frozen policy is a roll-probability table over the solver's grid, played by look-up) and
+:class:`NetworkSpec` (Zombie Dice with the official dice, whose dice states make a table
+too large: the frozen policy is the actor network's weights as numpy arrays, run on the
+observations of a batch, and scored by feeding it every state of the solver's grid as an
+observation):
 
 * the agent plays ``--n-envs`` games in one array program (a
   :class:`dice_envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
@@ -12,10 +18,11 @@ an options dataclass derived from :class:`TrainArgs`; :func:`train` does the res
   ``--opponent selfplay`` (default: a pool of its own past policies, one snapshot
   per evaluation, the last ``--pool-size`` kept; in each game the latest is played
   half of the time, otherwise one drawn uniformly from the pool; each a table
-  look-up inside the batch) or a fixed opponent the env accepts by name;
+  look-up or a small numpy network inside the batch) or a fixed opponent the env
+  accepts by name;
 * training goes in chunks that end at the multiples of ``--eval-every`` steps (and at
   ``--steps``); after each chunk, and before the first, the network's greedy decision
-  is taken in every state of the solver's grid (one batch) and evaluated exactly
+  is taken in every state of the solver's grid and evaluated exactly
   against the optimal policy from both seats: the Difference of the Zombie Dice
   paper, ``2 (w - 1/2)`` for the seat-averaged win probability ``w``.  Every chunk
   starts from freshly dealt games (the games in progress at an evaluation are
@@ -31,6 +38,11 @@ Outputs, in ``--run-dir``:
 * ``checkpoint/``: written after every evaluation (see below); rerunning the same
   command resumes from it;
 * ``model.zip`` (+ ``model.json``): the final model, for ``dice-envs evaluate``;
+  ``model.json`` says what a loader needs to rebuild the policy without unpickling
+  anything: the game's own keys (:meth:`GameSpec.model_info`: ``game``, ``goal``,
+  ``observation``, ...), ``net_arch`` (``{"pi": [...], "vf": [...]}``, SB3's
+  ``policy_kwargs``), ``activation`` (``"relu"`` or ``"tanh"``), ``steps`` and
+  ``difference``;
 * ``difference.png`` and ``curve.json``: the exact Difference against training steps.
 
 The last line of stdout is one JSON object: ``difference`` and, for each reference
@@ -151,9 +163,14 @@ class TrainArgs:
     quiet: bool = False
 
 
-def parse_args(cls, description: str, argv=None):
-    """Options of the dataclass ``cls`` (a :class:`TrainArgs`), checked: ``ValueError`` names a bad one."""
+def parse_args(cls, description: str, argv=None, spec=None):
+    """Options of the dataclass ``cls`` (a :class:`TrainArgs`), checked: ``ValueError`` names a bad one.
+    With ``spec`` (a :class:`GameSpec`, or a function of the options returning one) the game's own
+    checks run first (:meth:`GameSpec.check_args`); returns ``(args, spec)`` then."""
     args = args_from_dataclass(cls, description, argv)
+    if spec is not None:
+        spec = spec if isinstance(spec, GameSpec) else spec(args)
+        spec.check_args(args)
     if args.activation not in ACTIVATIONS:
         raise ValueError(f"--activation must be one of {list(ACTIVATIONS)}, got {args.activation!r}")
     args.net_pi = layer_sizes("net_pi", args.net_pi)
@@ -167,14 +184,22 @@ def parse_args(cls, description: str, argv=None):
                          f"got {args.batch_size}")
     if args.n_envs * args.n_steps < 2:
         raise ValueError("--n-envs x --n-steps (the steps of one rollout) must be at least 2")
-    return args
+    return args if spec is None else (args, spec)
 
 
 class GameSpec(abc.ABC):
-    """What :func:`train` needs to know about one game."""
+    """What :func:`train` needs to know about one game.
+
+    A *frozen policy* (:meth:`freeze`) is the network's policy detached from torch, as plain
+    numpy data: what the exact evaluation scores (greedily) and what the self-play pool
+    plays (sampling its roll probabilities)."""
 
     #: the game's name in reports and ``model.json``
     name: str
+
+    def check_args(self, args) -> None:
+        """The game's own option checks (``ValueError`` naming the option); may fill in
+        defaults that depend on other options.  Called before the common checks."""
 
     @abc.abstractmethod
     def make_vector_env(self, args, opponent):
@@ -182,26 +207,131 @@ class GameSpec(abc.ABC):
         (a batched opponent or an opponent name)."""
 
     @abc.abstractmethod
-    def probability_table(self, policy_net, args) -> np.ndarray:
-        """The network's roll probability in every state of the solver's grid."""
+    def freeze(self, policy_net, args):
+        """The network's current policy, frozen (see the class docstring)."""
 
     @abc.abstractmethod
-    def evaluate(self, table: np.ndarray, args) -> dict:
-        """Exact score of the greedy policy of ``table`` against optimal play:
+    def evaluate(self, frozen, args) -> dict:
+        """Exact score of the greedy policy of ``frozen`` against optimal play:
         ``difference``, ``win_as_first``, ``win_as_second``, ``reached`` and
         ``references`` (reference policy -> its Difference)."""
+
+    @abc.abstractmethod
+    def finite(self, frozen) -> bool:
+        """Whether every number of ``frozen`` is finite (else training diverged)."""
+
+    @abc.abstractmethod
+    def stack(self, frozen: list):
+        """The pool's frozen policies, prepared to be played together (:meth:`roll_probability`)."""
+
+    @abc.abstractmethod
+    def roll_probability(self, stacked, which: np.ndarray, batch, rows: np.ndarray, args) -> np.ndarray:
+        """The probability that the pool's policy ``which[n]`` (an index into ``stacked``)
+        rolls in game ``rows[n]`` of ``batch``, for its player to move (only read where
+        holding is legal)."""
+
+    def model_info(self, args) -> dict:
+        """What ``model.json`` records besides the network, the steps and the Difference."""
+        return {"game": self.name, "goal": args.goal}
+
+    def plot_title(self, args) -> str:
+        return f"MaskablePPO on {self.name} ({args.opponent})"
+
+
+class TableSpec(GameSpec):
+    """A game whose frozen policy is a table of roll probabilities over the solver's grid
+    (All Yellow Zombie Dice, Pig): computed in one batched pass of the network, played by
+    look-up (:meth:`table_index`)."""
+
+    @abc.abstractmethod
+    def probability_table(self, policy_net, args) -> np.ndarray:
+        """The network's roll probability in every state of the solver's grid."""
 
     @abc.abstractmethod
     def table_index(self, view: tuple, top: int) -> tuple:
         """Index arrays into a probability table for the batch positions ``view``
         (``batch.two_player_view(rows)``), scores capped at ``top``."""
 
-    def model_info(self, args) -> dict:
-        """What ``model.json`` records besides the steps and the Difference."""
-        return {"game": self.name, "goal": args.goal}
+    def freeze(self, policy_net, args) -> np.ndarray:
+        return self.probability_table(policy_net, args)
 
-    def plot_title(self, args) -> str:
-        return f"MaskablePPO on {self.name} ({args.opponent})"
+    def finite(self, frozen) -> bool:
+        return bool(np.isfinite(frozen).all())
+
+    def stack(self, frozen: list) -> np.ndarray:
+        return np.stack(frozen).astype(np.float32)
+
+    def roll_probability(self, stacked, which, batch, rows, args):
+        index = self.table_index(batch.two_player_view(rows), stacked.shape[2] - 1)
+        return stacked[(which,) + tuple(index)]
+
+
+class FrozenActor:
+    """The actor of an SB3 ``MlpPolicy`` (features flattened, not shared with anything
+    else that changes them) as numpy arrays: ``logits(obs)`` = the action net after the
+    policy layers, what ``policy.get_distribution(obs)`` takes its logits from."""
+
+    def __init__(self, policy_net):
+        import torch
+
+        layers = [m for m in policy_net.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+        acts = [m for m in policy_net.mlp_extractor.policy_net if not isinstance(m, torch.nn.Linear)]
+        if acts and not all(isinstance(m, (torch.nn.ReLU, torch.nn.Tanh)) for m in acts):
+            raise ValueError(f"only ReLU and Tanh activations can be frozen, got {acts}")
+        self.activation = "relu" if not acts or isinstance(acts[0], torch.nn.ReLU) else "tanh"
+        self.weights = [m.weight.detach().cpu().numpy().T.copy() for m in layers + [policy_net.action_net]]
+        self.biases = [m.bias.detach().cpu().numpy().copy() for m in layers + [policy_net.action_net]]
+
+    def logits(self, obs: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+        """``(N, actions)`` float32 logits for ``(N, d)`` observations (in chunks: bounded memory)."""
+        obs = np.asarray(obs, np.float32)
+        out = np.empty((len(obs), len(self.biases[-1])), np.float32)
+        last = len(self.weights) - 1
+        for lo in range(0, len(obs), chunk):
+            h = obs[lo : lo + chunk]
+            for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+                h = h @ w
+                h += b
+                if k < last:
+                    if self.activation == "relu":
+                        np.maximum(h, 0, out=h)
+                    else:
+                        np.tanh(h, out=h)
+            out[lo : lo + chunk] = h
+        return out
+
+    def finite(self) -> bool:
+        return all(np.isfinite(a).all() for a in self.weights + self.biases)
+
+
+class NetworkSpec(GameSpec):
+    """A jeopardy game (actions hold and roll) whose frozen policy is the actor network
+    itself (:class:`FrozenActor`), run on the observations the env gives the agent
+    (:meth:`observe`, the same function on a batch of the solver's states or of the env's
+    games): for state spaces a table cannot hold (Zombie Dice with the official dice)."""
+
+    @abc.abstractmethod
+    def observe(self, raw: np.ndarray, args) -> np.ndarray:
+        """The network's input for ``(N, d)`` AEC observation vectors (the env's
+        ``observation`` option applied to them: the identity or a scaling)."""
+
+    def freeze(self, policy_net, args) -> FrozenActor:
+        return FrozenActor(policy_net)
+
+    def finite(self, frozen) -> bool:
+        return frozen.finite()
+
+    def stack(self, frozen: list) -> list:
+        return list(frozen)
+
+    def roll_probability(self, stacked, which, batch, rows, args):
+        obs = self.observe(batch.observe_mover(rows), args)
+        q = np.empty(len(rows))
+        for k in np.unique(which):
+            mine = which == k
+            logits = stacked[k].logits(obs[mine])
+            q[mine] = 1.0 / (1.0 + np.exp(np.clip(logits[:, HOLD] - logits[:, ROLL], -60, 60)))
+        return q
 
 
 def activation_fn(name: str):
@@ -214,26 +344,27 @@ def activation_fn(name: str):
 
 
 class Pool:
-    """Past policies as roll-probability tables over the solver's grid (fast to play)."""
+    """Past policies, frozen by the spec (:meth:`GameSpec.freeze`: tables or small numpy
+    networks, fast to play), with their parameters (for checkpoints)."""
 
     def __init__(self, size: int, spec: GameSpec, args):
         self.size, self.spec, self.args = size, spec, args
         self.snapshots: List[dict] = []  # state_dicts (numpy), for checkpoints
-        self.tables: List[np.ndarray] = []
+        self.frozen: list = []
 
-    def add(self, policy_net, state_dict: Optional[dict] = None, table: Optional[np.ndarray] = None):
-        """Add ``policy_net`` (with ``state_dict`` if given; ``table``: its probability table if known)."""
+    def add(self, policy_net, state_dict: Optional[dict] = None, frozen=None):
+        """Add ``policy_net`` (with ``state_dict`` if given; ``frozen``: its frozen policy if known)."""
         if state_dict is not None:
             import torch
 
             policy_net = copy.deepcopy(policy_net)
             policy_net.load_state_dict({k: torch.as_tensor(v) for k, v in state_dict.items()})
         sd = {k: v.detach().cpu().numpy().copy() for k, v in policy_net.state_dict().items()}
-        if table is None:
-            table = self.spec.probability_table(policy_net, self.args)
+        if frozen is None:
+            frozen = self.spec.freeze(policy_net, self.args)
         self.snapshots.append(sd)
-        self.tables.append(table.astype(np.float32))
-        del self.snapshots[: -self.size], self.tables[: -self.size]
+        self.frozen.append(frozen)
+        del self.snapshots[: -self.size], self.frozen[: -self.size]
 
     def arrays(self) -> dict:
         return {f"{k}/{name}": v for k, sd in enumerate(self.snapshots) for name, v in sd.items()}
@@ -249,7 +380,8 @@ class Pool:
 
 class PoolOpponent:
     """A batched opponent (:mod:`dice_envs.vector`) drawn from the pool at every game: the
-    latest policy half of the time, else one drawn uniformly; each a table look-up."""
+    latest policy half of the time, else one drawn uniformly; each played by the spec
+    (:meth:`GameSpec.roll_probability`)."""
 
     batched = True
 
@@ -260,18 +392,17 @@ class PoolOpponent:
         self._stacked_from: list = []
 
     def start(self, rows: np.ndarray, rng: np.random.Generator) -> None:
-        count = len(self.pool.tables)
+        count = len(self.pool.frozen)
         latest = rng.random(len(rows)) < 0.5
         self.which[rows] = np.where(latest, count - 1, rng.integers(count, size=len(rows)))
 
     def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        if self._stacked_from != [id(t) for t in self.pool.tables]:  # the pool changed
-            self._stacked = np.stack(self.pool.tables)
-            self._stacked_from = [id(t) for t in self.pool.tables]
-        tables = self._stacked
-        which = np.minimum(self.which[rows], len(tables) - 1)
-        index = self.pool.spec.table_index(batch.two_player_view(rows), tables.shape[2] - 1)
-        q = np.where(batch.rolled(rows), tables[(which,) + tuple(index)], 1.0)
+        spec = self.pool.spec
+        if self._stacked_from != [id(t) for t in self.pool.frozen]:  # the pool changed
+            self._stacked = spec.stack(self.pool.frozen)
+            self._stacked_from = [id(t) for t in self.pool.frozen]
+        which = np.minimum(self.which[rows], len(self.pool.frozen) - 1)
+        q = np.where(batch.rolled(rows), spec.roll_probability(self._stacked, which, batch, rows, self.pool.args), 1.0)
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
 
@@ -431,17 +562,23 @@ def env_generator(env) -> np.random.Generator:
     return env.env._rng
 
 
+def network_info(args) -> dict:
+    """The network in ``model.json``: SB3's ``net_arch`` and the activation's name."""
+    pi, vf = ([int(x) for x in text.split(",") if x] for text in (args.net_pi, args.net_vf))
+    return {"net_arch": {"pi": pi, "vf": vf}, "activation": args.activation}
+
+
 def new_model(args, env, run: Path):
     """A fresh MaskablePPO for the options (the global generators seeded with ``--seed`` first)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
 
     set_random_seed(args.seed)
-    pi, vf = ([int(x) for x in spec_.split(",") if x] for spec_ in (args.net_pi, args.net_vf))
+    net = network_info(args)
     return MaskablePPO(
         "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": {"pi": pi, "vf": vf}, "activation_fn": activation_fn(args.activation)},
+        policy_kwargs={"net_arch": net["net_arch"], "activation_fn": activation_fn(net["activation"])},
         tensorboard_log=str(run / "tb"), device="cpu", verbose=0,
     )
 
@@ -540,11 +677,11 @@ def train(spec: GameSpec, args) -> dict:
         atomic_write_text(state_path, json.dumps(state, indent=1))  # the switch: the checkpoint is this one now
         remove_stray_files(ckpt, state)
 
-    def evaluate_now(table: Optional[np.ndarray] = None) -> np.ndarray:
+    def evaluate_now(frozen=None):
         t0 = time.perf_counter()
-        if table is None:
-            table = spec.probability_table(model.policy, args)
-        result = spec.evaluate(table, args)
+        if frozen is None:
+            frozen = spec.freeze(model.policy, args)
+        result = spec.evaluate(frozen, args)
         steps = int(model.num_timesteps)
         state["result"] = jsonable({key: result.get(key) for key in
                                     ("difference", "win_as_first", "win_as_second", "reached", "references")})
@@ -559,7 +696,7 @@ def train(spec: GameSpec, args) -> dict:
         model.logger.dump(steps)
         log(args, f"steps {steps:>9,}  {entry['minutes']:5.1f} min  exact Difference {entry['difference']:+.5f}"
                   f"  (evaluated in {time.perf_counter() - t0:.1f} s)")
-        return table
+        return frozen
 
     def plot():
         if args.plot:
@@ -603,16 +740,16 @@ def train(spec: GameSpec, args) -> dict:
             finally:
                 state["seconds"] += time.perf_counter() - started
             started = time.perf_counter()
-            table = None
+            frozen = None
             if not diverged and parameters_finite(model.policy):
-                table = spec.probability_table(model.policy, args)
-            if table is None or not np.isfinite(table).all():
+                frozen = spec.freeze(model.policy, args)
+            if frozen is None or not spec.finite(frozen):
                 raise ValueError(f"training diverged after {steps:,} steps: the network's outputs are no longer "
                                  f"finite numbers (--learning-rate {args.learning_rate} too large?); the checkpoint "
                                  f"at {committed['steps']:,} steps is kept; try a smaller rate with another --run-dir")
-            evaluate_now(table)
+            evaluate_now(frozen)
             if pool is not None:
-                pool.add(model.policy, table=table)
+                pool.add(model.policy, frozen=frozen)
             state["seconds"] += time.perf_counter() - started
             save_checkpoint()
             committed = copy.deepcopy(state)
@@ -632,7 +769,8 @@ def train(spec: GameSpec, args) -> dict:
     with atomic_file(run / "model.zip") as tmp:
         shutil.copyfile(ckpt / state["model"], tmp)
     atomic_write_text(run / "model.json", json.dumps(
-        {**spec.model_info(args), "steps": state["steps"], "difference": state["result"]["difference"]}, indent=1))
+        {**spec.model_info(args), **network_info(args), "steps": state["steps"],
+         "difference": state["result"]["difference"]}, indent=1))
     plot()
     report = make_report(spec, args, state, run, resumed, interrupted=False)
     atomic_write_text(run / "curve.json", json.dumps(report, indent=1))
@@ -641,13 +779,14 @@ def train(spec: GameSpec, args) -> dict:
     return report
 
 
-def main(spec: GameSpec, args_class, description: str, argv=None) -> int:
+def main(spec, args_class, description: str, argv=None) -> int:
     """Parse the options, train, print the report as one JSON line; exit code 2 for bad
     options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
-    interrupted."""
-    script = Path(sys.argv[0]).stem or spec.name
+    interrupted.  ``spec``: a :class:`GameSpec`, or a function of the parsed options
+    returning one (``train_ayzd.py --variant``)."""
+    script = Path(sys.argv[0]).stem or "train"
     try:
-        args = parse_args(args_class, description, argv)
+        args, spec = parse_args(args_class, description, argv, spec)
         report = train(spec, args)
     except ValueError as err:
         print(f"{script}: error: {err}", file=sys.stderr)

@@ -1,29 +1,55 @@
-"""Train MaskablePPO on All Yellow Zombie Dice and score it EXACTLY against optimal play.
+"""Train MaskablePPO on Zombie Dice (All Yellow, or the official dice) and score it EXACTLY against optimal play.
 
-The agent plays the batched ``dice_envs/ZombieDice-v0``
+``--variant all_yellow`` (default, AYZD): the agent plays the batched ``dice_envs/ZombieDice-v0``
 (:class:`dice_envs.zombie_dice_gym.ZombieDiceVectorEnv`) with the compact observation
 (a function of the solver's position ``(p, i, j, b, s)`` only), against a self-play
 pool (default) or a fixed opponent: ``optimal``, ``fixed_hold_at``, ``minh``,
 ``llano``, ``neller``, ``random`` or a saved model (``.zip``).  Every ``--eval-every``
-steps its greedy policy is evaluated exactly against the optimal policy from both
-seats: the "Difference" of the paper's table
+steps (default 2,000,000) its greedy policy is evaluated exactly against the optimal policy
+from both seats: the "Difference" of the paper's table
 (:func:`dice_envs.agents.zombie_dice_learned.exact_score`), and ``reached`` says which
-published human-playable policies' gaps it has closed.
+published human-playable policies' gaps it has closed.  The pool holds probability tables
+over the AYZD solver's grid.
+
+``--variant official``: the full game (6 green, 4 yellow, 3 red dice), with the full
+observation vector of the seat (24 features: scores, round flags, turn brains and
+shotguns, the dice by colour), ``--observation scaled`` (default: each feature divided by
+:meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale`, so all are about 0 to 1) or
+``full`` (raw counts).  Opponents: the self-play pool (default; it holds the networks
+themselves, run in numpy on the batch's observations, since a table over the solver's
+10,766 dice states per position would be too large), ``optimal`` (the official optimum),
+``random`` or a human-playable policy.  Every ``--eval-every`` steps (default 10,000,000: an
+evaluation runs the network on the 3.4e8 states of the solver's grid, about two minutes on
+one thread) the greedy network is scored exactly against the official optimum from both
+seats (:func:`dice_envs.agents.zombie_dice_solver.exact_score` with a
+:class:`~dice_envs.agents.zombie_dice_solver.NetworkPolicy`: every state turned into the
+observation the env would give, scaled the same way); the references are the Differences
+of the four human-playable policies on the full game
+(:func:`~dice_envs.agents.zombie_dice_solver.human_differences`), and ``reached`` says which
+it has closed.  ``--score-cap`` sets the solver's grid (default ``goal + 39``; tests use tiny
+goals and caps).  ``model.json`` records the variant, the observation and its scale, the
+goal, the score cap and the network (``net_arch``, ``activation``).
+
+Options that do not go together (``--observation compact`` with ``--variant official``,
+``--score-cap`` with ``all_yellow``, a saved model as the official opponent) are refused
+with a message naming them (exit code 2).
 
 The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, default
-``runs/ayzd``: ``tb/``, ``checkpoint/``, ``model.zip``, ``difference.png``,
-``curve.json``) are shared with ``train_pig.py``: see
+``runs/ayzd`` or ``runs/zombie_dice_official``: ``tb/``, ``checkpoint/``, ``model.zip``,
+``difference.png``, ``curve.json``) are shared with ``train_pig.py``: see
 :mod:`experiments.jeopardy_training`.
 
-Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` (needs the ``[train]``
-extra).  ``--minutes`` and ``--steps`` are totals over all resumes.  Rerunning the same
-command resumes exactly from the checkpoint (or, for a finished run, prints its report
-again); which options may change on resume, the checkpoint's format and how damaged ones
-are refused: see :mod:`experiments.jeopardy_training`.
+Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` or
+``OMP_NUM_THREADS=1 .venv/bin/python experiments/train_ayzd.py --variant official --seed 1 --minutes 35``
+(needs the ``[train]`` extra).  ``--minutes`` and ``--steps`` are totals over all resumes.
+Rerunning the same command resumes exactly from the checkpoint (or, for a finished run,
+prints its report again); which options may change on resume, the checkpoint's format and
+how damaged ones are refused: see :mod:`experiments.jeopardy_training`.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,20 +60,36 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.jeopardy_training import GameSpec, TrainArgs  # noqa: E402
+from experiments.jeopardy_training import NetworkSpec, TableSpec, TrainArgs  # noqa: E402
 from experiments.jeopardy_training import main as train_main  # noqa: E402
+
+
+VARIANTS = ("all_yellow", "official")
+#: the observations each variant can be trained on (the first is the default)
+OBSERVATIONS = {"all_yellow": ("compact",), "official": ("scaled", "full")}
+#: the default --eval-every of each variant: an exact evaluation of the official game runs the
+#: network on 3.4e8 states (about 2 minutes on one thread with 64 x 64; training runs about
+#: 20,000 steps/s), the AYZD table takes seconds
+EVAL_EVERY = {"all_yellow": 2_000_000, "official": 10_000_000}
 
 
 @dataclass
 class Args(TrainArgs):
-    run_dir: str = "runs/ayzd"
+    run_dir: str = ""  # default runs/ayzd (all_yellow), runs/zombie_dice_official (official)
     goal: int = 13
+    variant: str = "all_yellow"  # all_yellow (AYZD) or official (green/yellow/red dice)
+    observation: str = ""  # default compact (all_yellow, the only one), scaled (official; or full)
+    score_cap: int = 0  # official only: the exact solver's score cap (0: its default, goal + 39)
+    eval_every: int = 0  # 0: 2,000,000 steps (all_yellow), 10,000,000 (official)
 
 
-class AYZDSpec(GameSpec):
+class AYZDSpec(TableSpec):
     """All Yellow Zombie Dice for :func:`experiments.jeopardy_training.train`."""
 
     name = "all_yellow_zombie_dice"
+
+    def check_args(self, args) -> None:
+        check_variant_args(args)
 
     def make_vector_env(self, args, opponent):
         from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
@@ -78,14 +120,100 @@ class AYZDSpec(GameSpec):
         return p - 1, np.minimum(i, top), np.minimum(j, top), 1 + SHOTGUNS_TO_BUST * np.minimum(b, top) + s
 
     def model_info(self, args) -> dict:
-        return {"game": self.name, "observation": "compact", "goal": args.goal}
+        return {"game": self.name, "variant": "all_yellow", "observation": "compact", "goal": args.goal}
 
     def plot_title(self, args) -> str:
         return f"MaskablePPO on AYZD ({args.opponent})"
 
 
+class OfficialSpec(NetworkSpec):
+    """Zombie Dice with the official dice (6 green, 4 yellow, 3 red) for
+    :func:`experiments.jeopardy_training.train`: the full observation vector (scaled by
+    default), the self-play pool's policies played as numpy networks, the greedy policy
+    scored exactly by :func:`dice_envs.agents.zombie_dice_solver.exact_score` (every state
+    of the solver's grid turned into the observation the env would give, scaled the same
+    way), with the four human-playable policies' Differences on the full game as references."""
+
+    name = "zombie_dice"
+
+    def check_args(self, args) -> None:
+        check_variant_args(args)
+
+    def make_vector_env(self, args, opponent):
+        from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+
+        return ZombieDiceVectorEnv(args.n_envs, opponent=opponent, variant="official", goal=args.goal,
+                                   observation=args.observation, auto_forced=True, illegal_action="raise")
+
+    def observe(self, raw: np.ndarray, args) -> np.ndarray:
+        """The env's ``observation="scaled"`` (:meth:`dice_envs.zombie_dice.ZombieDiceGame.scaled_observation`)
+        or ``"full"`` of AEC observation vectors."""
+        if args.observation == "scaled":
+            return self.game(args.goal).scaled_observation(raw)
+        return np.asarray(raw, np.float32)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def game(goal: int):
+        from dice_envs.zombie_dice import ZombieDiceGame
+
+        return ZombieDiceGame(2, "official", goal)
+
+    def evaluate(self, frozen, args) -> dict:
+        """Exact score of the greedy network (:class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy`:
+        the observations of the solver's states, scaled as the env scales them)."""
+        from dice_envs.agents import zombie_dice_solver as zds
+
+        scale = self.game(args.goal).observation_scale() if args.observation == "scaled" else None
+        policy = zds.NetworkPolicy(frozen.weights, frozen.biases, frozen.activation, scale, args.goal, "learned")
+        return zds.exact_score(policy, args.goal, args.score_cap or None)
+
+    def model_info(self, args) -> dict:
+        from dice_envs.agents import zombie_dice_solver as zds
+
+        scale = self.game(args.goal).observation_scale().tolist() if args.observation == "scaled" else None
+        return {"game": self.name, "variant": "official", "observation": args.observation,
+                "observation_scale": scale, "goal": args.goal,
+                "score_cap": zds.check_score_cap(args.score_cap or None, args.goal)}
+
+    def plot_title(self, args) -> str:
+        return f"MaskablePPO on Zombie Dice, official dice ({args.opponent})"
+
+
+def check_variant_args(args) -> None:
+    """``--variant`` and the options that depend on it (``ValueError`` naming the problem);
+    fills in the defaults of ``--observation``, ``--eval-every`` and ``--run-dir``."""
+    if args.variant not in VARIANTS:
+        raise ValueError(f"--variant must be one of {list(VARIANTS)}, got {args.variant!r}")
+    allowed = OBSERVATIONS[args.variant]
+    args.observation = args.observation or allowed[0]
+    if args.observation not in allowed:
+        others = [v for v in VARIANTS if args.observation in OBSERVATIONS[v]]
+        needs = f" (it needs --variant {others[0]})" if others else ""
+        raise ValueError(f"--observation {args.observation} does not go with --variant {args.variant}{needs}; "
+                         f"with {args.variant} give one of {list(allowed)}")
+    if args.variant == "all_yellow" and args.score_cap:
+        raise ValueError("--score-cap is for --variant official (the AYZD solver's cap is its own default)")
+    if args.score_cap and not (args.goal >= 1 and args.score_cap >= 2 * args.goal):
+        raise ValueError(f"--score-cap must be 0 (the solver's default, goal + 39) or at least 2 x --goal "
+                         f"(a smaller grid changes the values), got {args.score_cap} with --goal {args.goal}")
+    if args.variant == "official" and args.opponent not in ("selfplay", "optimal", "random", "fixed_hold_at", "minh",
+                                                            "llano", "neller"):
+        raise ValueError(f"--opponent {args.opponent!r}: with --variant official give selfplay, optimal, random or "
+                         f"a human-playable policy (fixed_hold_at, minh, llano, neller); saved models play AYZD")
+    if args.eval_every == 0:
+        args.eval_every = EVAL_EVERY[args.variant]
+    if not args.run_dir:
+        args.run_dir = "runs/ayzd" if args.variant == "all_yellow" else "runs/zombie_dice_official"
+
+
+def spec_for(args):
+    """The spec of ``--variant``."""
+    return OfficialSpec() if args.variant == "official" else AYZDSpec()
+
+
 def main(argv=None) -> int:
-    return train_main(AYZDSpec(), Args, __doc__.splitlines()[0], argv)
+    return train_main(spec_for, Args, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

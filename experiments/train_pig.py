@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.jeopardy_training import GameSpec, TrainArgs  # noqa: E402
+from experiments.jeopardy_training import TableSpec, TrainArgs  # noqa: E402
 from experiments.jeopardy_training import main as train_main  # noqa: E402
 
 
@@ -42,7 +42,7 @@ class Args(TrainArgs):
     goal: int = 100
 
 
-class PigSpec(GameSpec):
+class PigSpec(TableSpec):
     """Pig (fair d6) for :func:`experiments.jeopardy_training.train`."""
 
     name = "pig"

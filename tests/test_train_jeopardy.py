@@ -49,6 +49,9 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys):
     assert first["reached"]["minh"] == (first["difference"] >= PUBLISHED_DIFFERENCES["minh"])
     for name in ("model.zip", "model.json", "difference.png", "curve.json", "checkpoint/state.json"):
         assert (run_dir / name).exists(), name
+    info = json.loads((run_dir / "model.json").read_text())
+    assert info["variant"] == "all_yellow" and info["observation"] == "compact" and info["goal"] == 13
+    assert info["net_arch"] == {"pi": [64, 64], "vf": [128, 128]} and info["activation"] == "relu"
     assert list((run_dir / "tb").glob("MaskablePPO_1/events.*"))
     state = json.loads((run_dir / "checkpoint" / "state.json").read_text())
     assert state["steps"] == 256 and (run_dir / "checkpoint" / state["model"]).exists()
@@ -107,7 +110,9 @@ def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
     assert -1 < first["difference"] <= 1e-12
     assert first["references"]["hold_at_20"] == pytest.approx(-0.0798, abs=5e-5)
     assert first["reached"]["hold_at_20"] == (first["difference"] >= first["references"]["hold_at_20"])
-    assert json.loads((run_dir / "model.json").read_text())["observation"] == "scaled"
+    info = json.loads((run_dir / "model.json").read_text())
+    assert info["observation"] == "scaled" and info["goal"] == 100
+    assert info["net_arch"] == {"pi": [64, 64], "vf": [128, 128]} and info["activation"] == "relu"
     code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "384", "--eval-every", "128")
     assert code == 0 and second["resumed"] and second["history"][:2] == first["history"]
 
@@ -124,6 +129,83 @@ def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
                              opponent=str(run_dir / "model.zip"), seat=1)
     vec.reset(seed=0)
     vec.step(np.ones(4, np.int64))
+
+
+OFFICIAL = ["--variant", "official", "--goal", "2", "--score-cap", "4"]  # a 4-point grid: exact scores in 0.1 s
+
+
+def test_train_official_dice(tmp_path, capsys):
+    """--variant official: MaskablePPO on the full game (scaled observation, a pool of networks),
+    scored exactly; the score is the saved network's greedy policy fed the solver's states as
+    the env would give them (scaled the same way), and model.json says how to rebuild it."""
+    from sb3_contrib import MaskablePPO
+
+    from dice_envs.agents import zombie_dice_solver as zds
+    from dice_envs.zombie_dice import ZombieDiceGame
+    from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+
+    script = load_script()
+    import experiments.jeopardy_training as jt
+
+    run_dir = tmp_path / "official"
+    code, report = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "128", *OFFICIAL)
+    assert code == 0 and report["game"] == "zombie_dice" and [h["steps"] for h in report["history"]] == [0, 128, 256]
+    assert -1 < report["difference"] <= 1e-12
+    assert report["references"] == pytest.approx(zds.human_differences(2, 4), abs=1e-15)
+    assert set(report["references"]) == {"fixed_hold_at", "minh", "llano", "neller"}
+    assert report["reached"] == {name: report["difference"] >= gap for name, gap in report["references"].items()}
+    game = ZombieDiceGame(2, "official", 2)
+    info = json.loads((run_dir / "model.json").read_text())
+    assert info == {"game": "zombie_dice", "variant": "official", "observation": "scaled",
+                    "observation_scale": game.observation_scale().tolist(), "goal": 2, "score_cap": 4,
+                    "net_arch": {"pi": [64, 64], "vf": [128, 128]}, "activation": "relu", "steps": 256,
+                    "difference": report["difference"]}
+
+    model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
+    frozen = jt.FrozenActor(model.policy)
+    spec = script.OfficialSpec()
+    args = jt.parse_args(script.Args, "", ["--steps", "1", *OFFICIAL], script.spec_for)[0]
+    # The env's scaled observation is the spec's scaling of the AEC vector ...
+    env = ZombieDiceVectorEnv(64, opponent="random", variant="official", goal=2, observation="scaled")
+    obs, _ = env.reset(seed=0)
+    raw = env.batch.observe(env.seat)
+    assert np.array_equal(obs, spec.observe(raw, args)) and np.array_equal(obs, game.scaled_observation(raw))
+    # ... the frozen network gives SB3's logits ...
+    import torch
+
+    with torch.no_grad():
+        logits = model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits.numpy()
+    mine = frozen.logits(obs).astype(np.float64)
+    mine -= np.log(np.exp(mine).sum(axis=1, keepdims=True))  # SB3 keeps the log-probabilities
+    assert np.allclose(mine, logits, atol=1e-5)
+    # ... and the exact score is the same through the plain observation function (no factoring).
+    def greedy(raw_obs):
+        out = frozen.logits(spec.observe(raw_obs, args))
+        return (out[:, 1] > out[:, 0]).astype(np.float32)
+
+    plain = zds.exact_score(greedy, 2, 4)
+    assert plain["difference"] == pytest.approx(report["difference"], abs=1e-12)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--variant", "official", "--observation", "compact"],
+     "--observation compact does not go with --variant official (it needs --variant all_yellow)"),
+    (["--observation", "scaled"], "--observation scaled does not go with --variant all_yellow"),
+    (["--observation", "pixels"], "--observation pixels does not go with --variant all_yellow"),
+    (["--variant", "full"], "--variant must be one of ['all_yellow', 'official']"),
+    (["--score-cap", "60"], "--score-cap is for --variant official"),
+    (["--variant", "official", "--goal", "2", "--score-cap", "3"], "--score-cap must be 0"),
+    (["--variant", "official", "--opponent", "runs/ayzd/model.zip"], "saved models play AYZD"),
+])
+def test_variant_options_are_checked(tmp_path, capsys, argv, message):
+    script = load_script()
+    import experiments.jeopardy_training as jt
+
+    with pytest.raises(ValueError) as err:
+        jt.parse_args(script.Args, "", ["--steps", "128", *argv], script.spec_for)
+    assert message in str(err.value)
+    assert script.main(["--run-dir", str(tmp_path / "run"), "--steps", "128", *argv]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
 
 
 def test_pig_model_policy_reads_its_observation_off_the_model():

@@ -165,6 +165,43 @@ def test_jeopardy_resume_is_exact(jt, jeopardy_reference, tmp_path, capsys, monk
                                                                      "state.json"]
 
 
+# Zombie Dice with the official dice (train_ayzd.py --variant official): the pool holds networks, not tables.
+OFFICIAL = ["--variant", "official", "--goal", "2", "--score-cap", "4", *TINY, "--eval-every", "128"]
+
+
+@pytest.fixture(scope="module")
+def official_reference(jt, tmp_path_factory):
+    """An uninterrupted official-dice run of 384 steps (goal 2 on a 4-point grid: exact scores in 0.1 s)."""
+    run = tmp_path_factory.mktemp("official") / "run"
+    assert sys.modules["train_ayzd"].main(["--run-dir", str(run), "--steps", "384", *OFFICIAL]) == 0
+    return jeopardy_snapshot(run)
+
+
+def test_official_resume_is_exact(jt, official_reference, tmp_path, capsys, monkeypatch):
+    """Killed just after the checkpoint at 256 steps and resumed: the same curve, network,
+    optimiser, pool of networks and generator states as the uninterrupted run."""
+    script = sys.modules["train_ayzd"]
+    run = tmp_path / "run"
+    argv = ["--run-dir", str(run), "--steps", "384", *OFFICIAL]
+    real = jt.atomic_write_text
+
+    def write(path, text):
+        real(path, text)
+        if path.name == "state.json" and json.loads(text)["steps"] == 256:
+            raise Killed
+
+    monkeypatch.setattr(jt, "atomic_write_text", write)
+    with pytest.raises(Killed):
+        script.main(argv)
+    monkeypatch.undo()
+    code, report, _ = call(script, capsys, argv)
+    assert code == 0 and report["resumed"] and report["game"] == "zombie_dice"
+    resumed = jeopardy_snapshot(run)
+    assert resumed["curve"] == official_reference["curve"] and len(resumed["curve"]) == 4
+    assert len({key.split("/")[0] for key in resumed["pool"]}) == 2  # --pool-size 2 networks
+    assert_same(resumed, official_reference)
+
+
 @pytest.fixture(scope="module")
 def pig_run(jt, tmp_path_factory):
     """A finished Pig run (goal 20, 128 steps) to damage and to rerun."""

@@ -313,6 +313,50 @@ def test_exact_evaluation(tiny):
         zds.head_to_head(zds.RollUntilShotguns(2), optimal, goal, cap).as_dict(), abs=1e-13)
 
 
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_network_policy_is_the_observation_policy(activation):
+    """NetworkPolicy (first layer split by dice state and position) decides as ObservationPolicy
+    running the same network on the (scaled) observation vectors."""
+    chain = zds.dice_chain()
+    rng = np.random.default_rng(3)
+    sizes = [24, 16, 8, 2]
+    weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
+    biases = [rng.normal(size=b).astype(np.float32) for b in sizes[1:]]
+    scale = ZombieDiceGame(2, "official", 5).observation_scale()
+
+    def fn(obs):
+        h = obs / scale
+        for k, (w, v) in enumerate(zip(weights, biases)):
+            h = h @ w + v
+            if k < len(weights) - 1:
+                h = np.maximum(h, 0) if activation == "relu" else np.tanh(h)
+        return h[:, ROLL] > h[:, HOLD]
+
+    network = zds.NetworkPolicy(weights, biases, activation, scale, goal=5)
+    plain = zds.ObservationPolicy(fn, goal=5)
+    i, j = np.array([0, 3, 5, 7, 2]), np.array([0, 6, 5, 1, 4])
+    for seat in (0, 1):
+        for b in (0, 2, 5):
+            ours, theirs = network.decide(chain, seat, i, j, b), plain.decide(chain, seat, i, j, b)
+            assert (ours != theirs).mean() < 1e-4 and 0 < ours.mean() < 1  # float32 rounding at exact ties only
+    with pytest.raises(ValueError, match="24 features"):
+        zds.NetworkPolicy(weights[1:], biases[1:])
+
+
+def test_exact_score_of_a_policy_over_observations(tiny):
+    result = zds.exact_score(lambda obs: obs[:, 9] < 2, tiny.goal, tiny.score_cap)
+    expected = zds.head_to_head(zds.RollUntilShotguns(2), tiny.as_policy(), tiny.goal, tiny.score_cap)
+    assert result["difference"] == pytest.approx(expected.difference, abs=1e-13)
+    from functools import partial
+
+    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+
+    humans = zds.differences(tiny, {k: zds.ScorePolicy(partial(HUMAN_POLICIES[k], goal=3), k)
+                                    for k in zds.REFERENCE_POLICIES})
+    assert result["references"] == pytest.approx({k: v["difference"] for k, v in humans.items()}, abs=1e-15)
+    assert result["reached"] == {k: result["difference"] >= v for k, v in result["references"].items()}
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="score_cap"):
         zds.solve(13, 20)
