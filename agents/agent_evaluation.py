@@ -294,7 +294,12 @@ GAMES = {
 _BUILTIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def score(game: str, agent, greedy: bool = True, **config) -> dict:
+#: Games whose optimum is a mixed strategy: networks are scored on their probabilities there
+#: unless asked otherwise; elsewhere on their greedy decisions.
+MIXED = ("liars-dice", "closest-number")
+
+
+def score(game: str, agent, greedy: Optional[bool] = None, **config) -> dict:
     """Score ``agent`` exactly in ``game`` with ``config`` (see the module docstring).
 
     Args:
@@ -302,7 +307,8 @@ def score(game: str, agent, greedy: bool = True, **config) -> dict:
         agent: an :class:`~dice_envs.agents.observation_agents.Agent`, a path to a saved
             model, ``module:function``, or a name the game knows (``optimal``, ``random``,
             the human-playable Zombie Dice policies, ``hold_at_20``...).
-        greedy: score a network's greedy decisions (default) or its probabilities.
+        greedy: score a loaded network's greedy decisions or its probabilities (default:
+            probabilities in the games of :data:`MIXED`, greedy decisions elsewhere).
         config: the game's settings (``goal``, ``faces``, ``num_players``...).
 
     Raises:
@@ -311,6 +317,7 @@ def score(game: str, agent, greedy: bool = True, **config) -> dict:
     if game not in GAMES:
         raise ValueError(f"game must be one of {list(GAMES)}, got {game!r}")
     t0 = time.perf_counter()
+    greedy = game not in MIXED if greedy is None else greedy
     if isinstance(agent, Agent):
         name, kind, spec = agent.name, agent.kind, agent
     elif isinstance(agent, str) and _BUILTIN.fullmatch(agent):

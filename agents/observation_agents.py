@@ -14,6 +14,9 @@ sampled play.
   unpickling, :mod:`dice_envs.agents.sb3_models`); a ``MODEL.json`` beside it, as the
   training scripts write, tells which observation and goal it was trained on;
 * a project model, ``MODEL.pt`` (Liar's Dice, :class:`LiarsDiceNetworkAgent`);
+* an RLlib checkpoint directory, written by ``algo.save_to_path`` with
+  :func:`dice_envs.rllib.ppo_config` (:class:`RLlibAgent`; RLlib's checkpoints are
+  pickles: load only your own);
 * ``module:function``, a function with the signature above (:class:`FunctionAgent`); it
   may also return ``(N,)`` integer actions, a deterministic agent.
 
@@ -34,7 +37,7 @@ import numpy as np
 
 from .agent_contract import check_probabilities
 
-__all__ = ["Agent", "FunctionAgent", "LiarsDiceNetworkAgent", "NetworkAgent", "load_agent"]
+__all__ = ["Agent", "FunctionAgent", "LiarsDiceNetworkAgent", "NetworkAgent", "RLlibAgent", "load_agent"]
 
 BATCH = 1 << 16
 
@@ -44,7 +47,7 @@ class Agent:
 
     Attributes:
         name: how reports name it.
-        kind: ``"sb3"``, ``"torch"``, ``"function"`` or ``"builtin"``.
+        kind: ``"sb3"``, ``"torch"``, ``"rllib"``, ``"function"`` or ``"builtin"``.
         info: what a model's description says of its training (``observation``, ``goal``...), or ``{}``.
     """
 
@@ -145,6 +148,64 @@ class LiarsDiceNetworkAgent(Agent):
         return self.learned.probabilities(np.asarray(observations, np.float32), np.asarray(masks, bool))
 
 
+class RLlibAgent(Agent):
+    """A trained RLlib module as an agent over observations, for the exact evaluators
+    (:mod:`dice_envs.agents.observation_agents`): ``agent(observations, masks) -> probabilities``.
+
+    Args:
+        module: an ``RLModule`` taking ``{"observations", "action_mask"}`` (as :func:`dice_envs.rllib.module_spec`).
+        name: how reports name it.
+        greedy: its most probable legal action (default) or its probabilities.
+    """
+
+    kind = "rllib"
+
+    def __init__(self, module, name: str = "rllib", greedy: bool = True):
+        self.module, self.name, self.greedy, self.info = module, name, greedy, {}
+
+    @classmethod
+    def from_checkpoint(cls, path: str, greedy: bool = True) -> "RLlibAgent":
+        """The shared module of a checkpoint written by ``algo.save_to_path`` (or a module's own
+        directory).  RLlib's checkpoints are pickles, as RLlib itself loads them: load only
+        checkpoints you trust."""
+        from dice_envs.rllib import SHARED, _require_ray
+
+        _require_ray()
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        path = os.fspath(path)
+        candidates = [os.path.join(path, "learner_group", "learner", "rl_module", SHARED), path]
+        for candidate in candidates:
+            if os.path.isfile(os.path.join(candidate, "class_and_ctor_args.pkl")):
+                return cls(RLModule.from_checkpoint(candidate), os.path.basename(os.path.normpath(path)), greedy)
+        raise ValueError(f"{path} is not an RLlib checkpoint with a module {SHARED!r} "
+                         "(written by algo.save_to_path with dice_envs.rllib.ppo_config)")
+
+    @property
+    def observation_size(self) -> int:
+        space = self.module.observation_space
+        space = space["observations"] if hasattr(space, "spaces") else space
+        return int(np.prod(space.shape))
+
+    def __call__(self, observations, masks):
+        import torch
+
+        masks = np.asarray(masks, bool)
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": {
+                "observations": torch.as_tensor(np.asarray(observations, np.float32)),
+                "action_mask": torch.as_tensor(masks.astype(np.float32))}})
+            logits = out["action_dist_inputs"].numpy().astype(np.float64)
+        logits = np.where(masks, logits, -np.inf)
+        if self.greedy:
+            best = np.argmax(logits, axis=1)
+            probs = np.zeros(masks.shape)
+            probs[np.arange(len(best)), best] = 1.0
+            return probs
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return probs / probs.sum(axis=1, keepdims=True)
+
+
 def model_description(path: str) -> dict:
     """``MODEL.json`` beside ``MODEL.zip`` (what the training scripts record), or ``{}``."""
     sidecar = os.path.splitext(path)[0] + ".json"
@@ -168,9 +229,8 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
             function cannot be imported or is not callable, or ``spec`` is none of these.
     """
     spec = os.fspath(spec)
-    if os.path.isdir(spec):
-        raise ValueError(f"{spec} is a directory; an agent is a .zip (Stable-Baselines3), a .pt (this project's "
-                         "Liar's Dice trainers) or module:function (RLlib checkpoints are not supported yet)")
+    if os.path.isdir(spec):  # an RLlib checkpoint
+        return RLlibAgent.from_checkpoint(spec, greedy)
     if spec.endswith(".zip") or (os.path.isfile(spec) and not spec.endswith(".pt")):
         from .sb3_models import load_policy
 

@@ -82,8 +82,11 @@ def add_commands(verbs) -> None:
         parser = verbs["evaluate"].add_parser(game, help=help_text, description=help_text)
         parser.add_argument("agent", help=AGENT_HELP.format(names=names))
         add_options(parser)
-        parser.add_argument("--stochastic", dest="greedy", action="store_false",
-                            help="score a network's action probabilities (default: its greedy action)")
+        how = parser.add_mutually_exclusive_group()
+        how.add_argument("--greedy", dest="greedy", action="store_true", default=None,
+                         help="score a network's greedy action (the default, but in liars-dice and closest-number)")
+        how.add_argument("--stochastic", dest="greedy", action="store_false",
+                         help="score a network's action probabilities (the default in liars-dice and closest-number)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.set_defaults(handler=evaluate)
 

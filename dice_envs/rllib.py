@@ -1,0 +1,186 @@
+"""Ray RLlib: every game as an RLlib multi-agent environment, with action masks.
+
+Needs the ``[rllib]`` extra (``pip install 'dice-envs[rllib]'``).
+
+* :class:`DiceMultiAgentEnv` is RLlib's own ``PettingZooEnv`` over a game of
+  :data:`dice_envs.all_environments`, with the observation in the shape RLlib's
+  action-masking module reads: ``{"observations": float32 vector, "action_mask":
+  float32 0/1 vector}`` (PettingZoo's ``"observation"`` renamed; the mask as floats, as
+  the module takes its log).  ``observation="compact"`` gives two-player All Yellow
+  Zombie Dice the compact observation of ``dice_envs/ZombieDice-v0``, the one its
+  exact evaluator reads.
+* :func:`module_spec` is RLlib's ``ActionMaskingTorchRLModule`` (PPO's default MLP,
+  illegal logits pushed to the float minimum) for that space.
+* :func:`ppo_config` is a ``PPOConfig`` for self-play with one shared module: every
+  seat maps to the module ``"shared"``, so both seats learn one strategy from both
+  seats' games (parameter sharing).
+* a trained module (or a checkpoint written by ``algo.save_to_path``) is scored
+  exactly as an agent over observations by
+  :class:`dice_envs.agents.observation_agents.RLlibAgent`
+  (``dice-envs evaluate GAME CHECKPOINT_DIR``).
+
+Example::
+
+    import ray
+    from dice_envs.rllib import ppo_config
+
+    ray.init()  # or ray.init(address="auto") on a cluster started with `ray start`
+    algo = ppo_config("liars_dice_v0", {"faces": 6, "wild": True}, num_env_runners=2).build_algo()
+    result = algo.train()
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+#: The module every seat is mapped to in :func:`ppo_config`.
+SHARED = "shared"
+
+
+try:  # RLlib's own PettingZoo wrapper is the base; without the extra, using it says what to install
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv as _PettingZooEnv
+except ImportError:  # pragma: no cover - depends on the installed extras
+    _PettingZooEnv = object
+
+
+def _require_ray():
+    if _PettingZooEnv is object:
+        raise ImportError("dice_envs.rllib needs Ray RLlib: pip install 'dice-envs[rllib]'")
+
+
+def _environment(config: dict):
+    """The PettingZoo AEC env and the observation function a :class:`DiceMultiAgentEnv` config asks for."""
+    from dice_envs import all_environments
+
+    config = dict(config or {})
+    game = config.pop("game", None)
+    if game not in all_environments:
+        raise ValueError(f"env_config['game'] must be one of {list(all_environments)}, got {game!r}")
+    observation = config.pop("observation", "full")
+    if observation not in ("full", "compact"):
+        raise ValueError(f"env_config['observation'] must be 'full' or 'compact', got {observation!r}")
+    aec = all_environments[game].env(**config)
+    if observation == "compact":
+        if game != "zombie_dice_v0" or aec.unwrapped.game.variant != "all_yellow" or aec.unwrapped.game.num_players != 2:
+            raise ValueError("observation='compact' is All Yellow Zombie Dice's, two players "
+                             f"(game='zombie_dice_v0', variant='all_yellow'); got {game!r} with {config}")
+        from dice_envs.zombie_dice import compact_bounds, compact_from_state
+
+        return aec, compact_from_state, compact_bounds()
+    return aec, None, None
+
+
+class _Adapter:
+    """The key renaming and mask conversion, applied to what ``PettingZooEnv`` returns."""
+
+    def __init__(self, aec, observation_fn, bounds):
+        from gymnasium import spaces
+
+        self.aec, self.observation_fn = aec, observation_fn
+        self.spaces = {}
+        for agent in aec.possible_agents:
+            inner = aec.observation_space(agent)
+            if bounds is not None:
+                obs_space = spaces.Box(*bounds, dtype=np.float32)
+            else:
+                obs_space = spaces.Box(inner["observation"].low.astype(np.float32),
+                                       inner["observation"].high.astype(np.float32), dtype=np.float32)
+            n = inner["action_mask"].shape[0]
+            self.spaces[agent] = spaces.Dict({
+                "observations": obs_space,
+                "action_mask": spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32),
+            })
+
+    def convert(self, observations: dict) -> dict:
+        out = {}
+        for agent, obs in observations.items():
+            vector = obs["observation"]
+            if self.observation_fn is not None:
+                raw = self.aec.unwrapped
+                vector = self.observation_fn(raw.game_state, raw.possible_agents.index(agent))
+            out[agent] = {"observations": np.asarray(vector, np.float32),
+                          "action_mask": np.asarray(obs["action_mask"], np.float32)}
+        return out
+
+
+class DiceMultiAgentEnv(_PettingZooEnv):
+    """A game of :data:`dice_envs.all_environments` as an RLlib ``MultiAgentEnv``.
+
+    Args:
+        config: ``{"game": "liars_dice_v0", **the game's arguments}``, plus
+            ``"observation": "compact"`` for two-player All Yellow Zombie Dice.  RLlib
+            passes ``env_config`` here.
+
+    Raises:
+        ValueError: an unknown game, observation or game argument.
+    """
+
+    def __init__(self, config: Optional[dict] = None):
+        import gymnasium as gym
+
+        _require_ray()
+        aec, observation_fn, bounds = _environment(config or {})
+        super().__init__(aec)
+        self._adapter = _Adapter(aec, observation_fn, bounds)
+        self.observation_spaces = dict(self._adapter.spaces)
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+
+    def reset(self, *, seed=None, options=None):
+        observations, infos = super().reset(seed=seed, options=options)
+        return self._adapter.convert(observations), infos
+
+    def step(self, action):
+        agent = self.env.agent_selection
+        if agent not in action:
+            raise ValueError(f"it is {agent}'s turn; the action dict has {sorted(action)}")
+        observations, rewards, terminateds, truncateds, infos = super().step(action)
+        return self._adapter.convert(observations), rewards, terminateds, truncateds, infos
+
+
+def module_spec(hidden=(64, 64)):
+    """RLlib's ``ActionMaskingTorchRLModule`` (PPO's MLP with masked logits), ``hidden`` units per layer."""
+    _require_ray()
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                        model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), fcnet_activation="relu",
+                                                        head_fcnet_hiddens=[]))
+
+
+def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: int = 2, hidden=(64, 64),
+               seed: Optional[int] = None, **training):
+    """A ``PPOConfig`` for self-play on ``game`` with one module shared by every seat.
+
+    Args:
+        game: a name of :data:`dice_envs.all_environments` (``"liars_dice_v0"``...).
+        env_config: the game's arguments (and ``observation``; see :class:`DiceMultiAgentEnv`).
+        num_env_runners: remote env runners (0: sample in the driver).
+        hidden: the MLP's hidden layers.
+        seed: seeds the env runners and the module.
+        training: ``PPOConfig.training`` arguments (``lr``, ``train_batch_size_per_learner``, ...).
+    """
+    _require_ray()
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    env_config = {"game": game, **(env_config or {})}
+    DiceMultiAgentEnv(env_config)  # a bad configuration fails here, with its ValueError, not in a remote worker
+    config = (
+        PPOConfig()
+        .environment(DiceMultiAgentEnv, env_config=env_config)
+        .multi_agent(policies={SHARED}, policy_mapping_fn=_to_shared)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module_spec(hidden)}))
+        .env_runners(num_env_runners=num_env_runners)
+        .debugging(seed=seed)
+    )
+    if training:
+        config = config.training(**training)
+    return config
+
+
+def _to_shared(agent_id, episode, **kwargs):
+    return SHARED

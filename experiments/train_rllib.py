@@ -1,0 +1,157 @@
+"""Self-play PPO with Ray RLlib on Liar's Dice or All Yellow Zombie Dice, scored EXACTLY.
+
+RLlib's multi-agent API plays both seats with one shared module (RLlib's
+``ActionMaskingTorchRLModule``; :func:`dice_envs.rllib.ppo_config`), sampling games in
+``--env-runners`` remote env runners.  Every ``--eval-every`` iterations the module is
+asked for its decision in every information state and scored with the project's exact
+evaluators (:func:`dice_envs.agents.agent_evaluation.score`): the exploitability and the
+value against the CFR+ equilibrium for Liar's Dice (its probabilities: a mixed strategy
+is the goal), the Difference against optimal play for AYZD (its greedy decisions).
+
+It runs on a local Ray instance by default.  Across machines: start a cluster, ``ray start
+--head`` on one machine and ``ray start --address HEAD_IP:6379`` on the others (each with
+this project installed, ``pip install 'dice-envs[rllib]'``), then run this script on the
+head with ``--address auto`` and as many ``--env-runners`` as the cluster has CPUs to spare.
+
+Outputs in ``--run-dir`` (default ``runs/rllib_<game>``): ``checkpoint/`` (RLlib's
+``algo.save_to_path``; rerunning the same command resumes from it, and
+``dice-envs evaluate liars-dice|ayzd runs/.../checkpoint`` re-scores it), ``curve.json``,
+and one JSON object on stdout (``game``, ``iterations``, ``steps``, ``minutes``,
+``steps_per_second``, the last exact score and the curve).
+
+Run: ``.venv/bin/python experiments/train_rllib.py --game liars_dice --minutes 30`` (needs
+the ``[rllib]`` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from experiments.training_common import (  # noqa: E402
+    args_from_dataclass, atomic_write_text, budget_spent, check_args, layer_sizes, log)
+
+#: game -> (the PettingZoo game, its arguments, the evaluator's game and settings)
+GAMES = {
+    "liars_dice": ("liars_dice_v0", lambda a: {"faces": a.faces, "wild": a.wild},
+                   "liars-dice", lambda a: {"faces": a.faces, "wild": a.wild}),
+    "ayzd": ("zombie_dice_v0", lambda a: {"variant": "all_yellow", "goal": a.goal, "observation": "compact"},
+             "ayzd", lambda a: {"goal": a.goal}),
+}
+
+
+@dataclass
+class Args:
+    game: str = "liars_dice"
+    faces: int = 6
+    wild: bool = True
+    goal: int = 13
+    minutes: float = 0.0
+    steps: int = 0  # env steps sampled (all seats), in total over resumes
+    eval_every: int = 10  # iterations
+    env_runners: int = 2
+    batch: int = 4000  # env steps per iteration
+    minibatch: int = 500
+    epochs: int = 5
+    lr: float = 3e-4
+    entropy: float = 0.01
+    hidden: str = "64,64"
+    seed: int = 0
+    address: str = ""  # a Ray cluster to join ("auto": the one started with `ray start` here); empty: local
+    run_dir: str = ""
+    quiet: bool = False
+
+
+def check(args: Args) -> Args:
+    if args.game not in GAMES:
+        raise ValueError(f"--game must be one of {list(GAMES)}, got {args.game!r}")
+    check_args(args, at_least_one=("eval_every", "batch", "minibatch", "epochs", "faces", "goal"),
+               positive=("lr",), non_negative=("env_runners", "entropy"))
+    if args.minibatch > args.batch:
+        raise ValueError(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
+    args.hidden = layer_sizes("hidden", args.hidden)
+    args.run_dir = args.run_dir or f"runs/rllib_{args.game}"
+    return args
+
+
+def exact_score(algo, args: Args) -> dict:
+    from dice_envs.agents.agent_evaluation import score
+    from dice_envs.agents.observation_agents import RLlibAgent
+
+    _, _, game, settings = GAMES[args.game]
+    agent = RLlibAgent(algo.get_module("shared"), "rllib", greedy=args.game != "liars_dice")
+    report = score(game, agent, **settings(args))
+    keys = ("value", "gap", "exploitability", "seats")
+    out = {key: report[key] for key in keys}
+    if "difference" in report["details"]:
+        out["difference"] = report["details"]["difference"]
+    return out
+
+
+def train(args: Args) -> dict:
+    import ray
+
+    from dice_envs.rllib import ppo_config
+
+    run = Path(args.run_dir)
+    ckpt, curve_path = run / "checkpoint", run / "curve.json"
+    pz_game, game_args, _, _ = GAMES[args.game]
+    config = ppo_config(pz_game, game_args(args), num_env_runners=args.env_runners,
+                        hidden=[int(h) for h in args.hidden.split(",") if h], seed=args.seed,
+                        lr=args.lr, entropy_coeff=args.entropy, train_batch_size_per_learner=args.batch,
+                        minibatch_size=args.minibatch, num_epochs=args.epochs, gamma=1.0)
+    ray.init(address=args.address or None, include_dashboard=False, log_to_driver=not args.quiet,
+             ignore_reinit_error=True)
+    algo = config.build_algo()
+    state = {"iterations": 0, "steps": 0, "seconds": 0.0, "curve": []}
+    resumed = ckpt.exists() and curve_path.exists()
+    if resumed:
+        algo.restore_from_path(str(ckpt.resolve()))
+        state = json.loads(curve_path.read_text())
+        log(args, f"resumed at iteration {state['iterations']} ({state['steps']:,} steps)")
+    t0 = time.perf_counter() - state["seconds"]
+    while not budget_spent(args, state["steps"], time.perf_counter() - t0):
+        result = algo.train()
+        state["iterations"] += 1
+        state["steps"] = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+        if state["iterations"] % args.eval_every == 0:
+            point = {"iteration": state["iterations"], "steps": state["steps"],
+                     "minutes": (time.perf_counter() - t0) / 60, **exact_score(algo, args)}
+            state["curve"].append(point)
+            log(args, json.dumps(point))
+            state["seconds"] = time.perf_counter() - t0
+            algo.save_to_path(str(ckpt.resolve()))
+            atomic_write_text(curve_path, json.dumps(state))
+    state["seconds"] = time.perf_counter() - t0
+    final = exact_score(algo, args)
+    algo.save_to_path(str(ckpt.resolve()))
+    atomic_write_text(curve_path, json.dumps(state))
+    algo.stop()
+    ray.shutdown()
+    minutes = state["seconds"] / 60
+    return {"game": args.game, "method": "rllib_ppo_selfplay", **final, "iterations": state["iterations"],
+            "steps": state["steps"], "minutes": minutes,
+            "steps_per_second": state["steps"] / max(state["seconds"], 1e-9), "resumed": resumed,
+            "checkpoint": str(ckpt), "options": asdict(args), "curve": state["curve"]}
+
+
+def main(argv=None) -> int:
+    try:
+        args = check(args_from_dataclass(Args, __doc__.splitlines()[0], argv))
+        report = train(args)
+    except ValueError as err:
+        print(f"train_rllib: error: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
