@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import dataclasses
 import math
+import os
 import random
 import sys
 from pathlib import Path
@@ -223,3 +225,35 @@ def check_resume_args(saved, args, changeable: Iterable[str], where: Path) -> No
                 same = f"{flag(f.name)} {theirs}"
             raise ValueError(f"{flag(f.name)} {mine!r} differs from the checkpoint's {theirs!r} ({where}): "
                              f"rerun with {same} to resume it, or give another --run-dir to start a new run")
+
+
+# -- one run per run directory ------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path):
+    """Hold an exclusive lock on ``run_dir`` (the file ``run_dir/.lock``, created as needed)
+    while a run writes there: a second run given the same directory (a command started twice,
+    a resume while the first still trains) is refused with a ``ValueError`` at once, instead of
+    two runs overwriting one checkpoint.  The operating system drops the lock when the process
+    ends, however it ends, so a killed run leaves nothing to clean up."""
+    import fcntl
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / ".lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise ValueError(f"{run_dir} is in use by {holder}; wait for it to finish, stop it, or give another "
+                             "--run-dir") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
