@@ -140,6 +140,12 @@ def test_cli_refusals_and_no_tracebacks(tmp_path, capsys):
     assert not list(tmp_path.iterdir())  # nothing half-written
 
 
+def test_cli_debug_variable_shows_the_traceback(monkeypatch):
+    monkeypatch.setenv("DICE_ENVS_DEBUG", "1")
+    with pytest.raises(ValueError, match="score_cap"):
+        cli_main(["solve", "ayzd", "--score-cap", "0"])
+
+
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_a_crafted_model_file_is_not_executed(tmp_path):
     import pickle

@@ -39,7 +39,9 @@ GAME_COMMANDS = [
 def build_parser() -> argparse.ArgumentParser:
     from dice_envs import __version__
 
-    parser = argparse.ArgumentParser(prog="dice-envs", description="Exactly solved dice games for RL.")
+    parser = argparse.ArgumentParser(
+        prog="dice-envs", description="Exactly solved dice games for RL.",
+        epilog=f"Errors are one line; {DEBUG_VARIABLE}=1 shows the traceback behind one.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     limits = parser.add_argument_group("resource limits (dice_envs.resources; a request over one is refused "
                                        "before it starts)")
@@ -73,7 +75,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with warnings.catch_warnings(), _working(args):
             warnings.showwarning = show_warning
             return int(args.handler(args) or 0)
-    except ValueError as err:
+    except ValueError as err:  # what a user can fix: a bad option, model or limit (see DEBUG_VARIABLE)
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
         parser.exit(2, f"dice-envs: error: {err}\n")
     except KeyboardInterrupt:
         return 130
@@ -85,6 +89,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             else:
                 os.environ[name] = value
 
+
+#: Set (to anything) to see the traceback behind an error message instead of the message alone.
+DEBUG_VARIABLE = "DICE_ENVS_DEBUG"
 
 _LIMITS = {"max_memory": "DICE_ENVS_MAX_MEMORY", "max_seconds": "DICE_ENVS_MAX_SECONDS",
            "max_disk": "DICE_ENVS_MAX_DISK"}
