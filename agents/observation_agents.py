@@ -170,16 +170,19 @@ class RLlibAgent(Agent):
         checkpoints you trust."""
         from dice_envs.rllib import SHARED, _require_ray
 
-        _require_ray()
+        path = os.fspath(path)
+        found = [candidate for candidate in (os.path.join(path, "learner_group", "learner", "rl_module", SHARED), path)
+                 if os.path.isfile(os.path.join(candidate, "class_and_ctor_args.pkl"))]
+        if not found:
+            raise ValueError(f"{path} is not an RLlib checkpoint with a module {SHARED!r} "
+                             "(written by algo.save_to_path with dice_envs.rllib.ppo_config)")
+        try:
+            _require_ray()
+        except ImportError as err:
+            raise ValueError(f"{path} is an RLlib checkpoint: {err}") from None
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        path = os.fspath(path)
-        candidates = [os.path.join(path, "learner_group", "learner", "rl_module", SHARED), path]
-        for candidate in candidates:
-            if os.path.isfile(os.path.join(candidate, "class_and_ctor_args.pkl")):
-                return cls(RLModule.from_checkpoint(candidate), os.path.basename(os.path.normpath(path)), greedy)
-        raise ValueError(f"{path} is not an RLlib checkpoint with a module {SHARED!r} "
-                         "(written by algo.save_to_path with dice_envs.rllib.ppo_config)")
+        return cls(RLModule.from_checkpoint(found[0]), os.path.basename(os.path.normpath(path)), greedy)
 
     @property
     def observation_size(self) -> int:

@@ -190,7 +190,7 @@ def test_damaged_model_files(tmp_path):
             zout.writestr(item, buf.getvalue() if item.filename == "policy.pth" else zin.read(item.filename))
     with pytest.raises(ValueError, match="weights"):
         load_agent(str(tmp_path / "c.zip"))
-    with pytest.raises(ValueError, match="directory"):
+    with pytest.raises(ValueError, match="not an RLlib checkpoint"):  # a directory: it would be RLlib's
         load_agent(str(tmp_path))
 
 
