@@ -101,7 +101,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -115,22 +114,27 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from dice_envs.agents.liars_dice_learned import (  # noqa: E402
-    InfoStates,
-    LearnedLiarsDicePolicy,
     OptimisticMMD,
     build_network,
-    equilibrium,
-    exact_scores,
     masked_log_probs,
+)
+from experiments.liars_dice_training import (  # noqa: E402
+    ExactScorer,
+    SignalStop,
+    checkpoint_blob,
+    curve,
+    game_title,
+    load_state_dicts,
+    open_run,
+    save_model,
+    start_run_dir,
+    write_outputs,
 )
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass,
     atomic_file,
-    atomic_write_text,
     budget_spent,
     check_args,
-    check_fields,
-    check_resume_args,
     damaged,
     jsonable,
     layer_sizes,
@@ -187,29 +191,6 @@ def parse_args(argv=None) -> Args:
     return args
 
 
-def plot_curve(history: list, path: Path, title: str, reference: float) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot([h["steps"] for h in history], [h["exploitability"] for h in history], "o-", ms=3,
-            label="learned policy (optimistic MMD, torch MLP), exact")
-    ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
-    ax.axhline(0.05, color="tab:gray", ls=":", lw=1, label="target 0.05")
-    ax.set_yscale("log")
-    ax.set_xlabel("updates")
-    ax.set_ylabel("exploitability (NashConv / 2)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    with atomic_file(path) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-
-
 def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
     """Cosine decay from ``--learning-rate`` to ``--lr-floor`` over the budget (the
     ``--steps`` limit if given, else ``--minutes``): late updates move the policy
@@ -225,53 +206,7 @@ def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
 # -- checkpoint -------------------------------------------------------------------------------
 
 
-def read_checkpoint(path: Path, run: Path, args: Args):
-    """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` (tensors and plain
-    containers only: a crafted pickle cannot run code) and validated; returns
-    ``(blob, state)``.  ``ValueError`` naming the file, or the option that differs."""
-    import torch
-
-    try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # not a torch file, truncated, or a pickle of anything but tensors and containers
-        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-        reason = next((line for line in lines if "GLOBAL" in line or "Unsupported" in line), lines[0] if lines else "")
-        raise damaged(path, f"torch cannot read it as tensors and plain data: {type(err).__name__}: "
-                            f"{reason[:200]}", run) from None
-    if isinstance(blob, dict) and "net" in blob and "format" not in blob:
-        raise ValueError(f"checkpoint {path} was written by an older version of this script (without the random "
-                         f"states and the curve in it); remove {run} to start over, or give another --run-dir")
-    try:
-        check_fields(blob, "checkpoint.pt", format=int, state=str, net=dict, magnet=dict, opt=dict)
-        if blob["format"] != FORMAT:
-            raise ValueError(f"format {blob['format']}, this script reads format {FORMAT}")
-        try:
-            state = json.loads(blob["state"])
-        except ValueError as err:
-            raise ValueError(f"its state is not JSON: {err}") from None
-        check_fields(state, "its state", steps=int, elapsed=float, history=list, args=dict, rng=dict)
-        if state["elapsed"] < 0:
-            raise ValueError(f"'elapsed' is negative: {state['elapsed']}")
-        if not state["history"]:
-            raise ValueError("the history is empty")
-        previous = -1
-        for entry in state["history"]:
-            check_fields(entry, "a history entry", steps=int, minutes=float, exploitability=float,
-                         value_vs_equilibrium=float, value_vs_equilibrium_as_first=float,
-                         value_vs_equilibrium_as_second=float)
-            if entry["steps"] <= previous:
-                raise ValueError("the history's steps do not increase")
-            previous = entry["steps"]
-        if previous > state["steps"]:
-            raise ValueError(f"the history goes to {previous} updates, the checkpoint is at {state['steps']}")
-        if "report" in state:
-            check_fields(state["report"], "its report", steps=int)
-            if state["report"]["steps"] != state["steps"]:
-                raise ValueError("the stored report is not for the checkpoint's updates")
-    except ValueError as err:
-        raise damaged(path, str(err), run) from None
-    check_resume_args(state["args"], args, CHANGEABLE, path)
-    return blob, state
+TENSORS = ("net", "magnet", "opt")  # the state dicts in checkpoint.pt, besides prev_q
 
 
 def load_tensors(blob: dict, path: Path, run: Path, net, magnet, opt, mask_shape) -> Optional[np.ndarray]:
@@ -279,21 +214,15 @@ def load_tensors(blob: dict, path: Path, run: Path, net, magnet, opt, mask_shape
     values (``prev_q``) of the optimistic step.  ``ValueError`` naming the file."""
     import torch
 
-    try:
-        net.load_state_dict(blob["net"])
-        magnet.load_state_dict(blob["magnet"])
-        opt.load_state_dict(blob["opt"])
-        prev_q = blob.get("prev_q")
-        if prev_q is not None:
-            if not isinstance(prev_q, torch.Tensor) or tuple(prev_q.shape) != tuple(mask_shape):
-                raise ValueError(f"prev_q should be a tensor of shape {tuple(mask_shape)}")
-            prev_q = prev_q.numpy()
-        tensors = list(net.parameters()) + list(magnet.parameters())
-        if not all(bool(torch.isfinite(t).all()) for t in tensors) or (
-                prev_q is not None and not np.isfinite(prev_q).all()):
-            raise ValueError("non-finite numbers in the networks or the action values")
-    except Exception as err:  # wrong shapes or names, a foreign optimiser state
-        raise damaged(path, f"not this run's networks: {type(err).__name__}: {str(err)[:200]}", run) from None
+    load_state_dicts(blob, path, run, net=net, magnet=magnet, opt=opt)
+    prev_q = blob.get("prev_q")
+    if prev_q is None:
+        return None
+    if not isinstance(prev_q, torch.Tensor) or tuple(prev_q.shape) != tuple(mask_shape):
+        raise damaged(path, f"not this run's networks: prev_q should be a tensor of shape {tuple(mask_shape)}", run)
+    prev_q = prev_q.numpy()
+    if not np.isfinite(prev_q).all():
+        raise damaged(path, "not this run's networks: non-finite numbers in the action values", run)
     return prev_q
 
 
@@ -303,38 +232,19 @@ def load_tensors(blob: dict, path: Path, run: Path, net, magnet, opt, mask_shape
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.agents.liars_dice_solver import PublicTree
     from dice_envs.liars_dice import LiarsDiceGame
 
     torch.set_num_threads(args.threads)
     game = LiarsDiceGame(faces=args.faces, wild=args.wild)
     run = Path(args.run_dir)
     ckpt_path = run / "checkpoint.pt"
-    if (run / "state.json").exists():
-        raise ValueError(f"{run} holds a state.json: a checkpoint of an older version of this script "
-                         f"(checkpoint.pt + state.json), which cannot be resumed exactly; remove {run} to start "
-                         f"over, or give another --run-dir")
-    blob = state = None
-    if ckpt_path.exists():
-        blob, state = read_checkpoint(ckpt_path, run, args)
-        if budget_spent(args, state["steps"], state["elapsed"]) and "report" in state and (run / "model.pt").is_file():
-            log(args, f"{run} is finished ({state['steps']} updates): its report (a larger --steps or --minutes "
-                      f"trains on)")
-            return state["report"]
-    elif (run / "model.pt").exists():
-        raise ValueError(f"{run} has a model.pt but no checkpoint.pt; remove {run} to start over, "
-                         f"or give another --run-dir")
+    blob, state, report = open_run(args, FORMAT, CHANGEABLE, TENSORS)
+    if report is not None:
+        return report
 
-    tree = PublicTree(game)
-    states = InfoStates(tree)
-    eq = equilibrium(game, args.cfr_target)
-    from dice_envs.agents.liars_dice_solver import exploitability as exact_exploitability
-
-    cfr_expl = exact_exploitability(tree, eq.policy)
-
-    run.mkdir(parents=True, exist_ok=True)
-    for name in ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitability.tmp.png"):
-        (run / name).unlink(missing_ok=True)  # left by a kill while writing
+    scorer = ExactScorer(game, args.cfr_target)
+    tree, states = scorer.tree, scorer.states
+    start_run_dir(run)
     torch.manual_seed(args.seed)
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start (and put the first magnet) at the uniform policy
@@ -370,9 +280,6 @@ def train(args: Args) -> dict:
     weight_t = torch.from_numpy((row_weight / row_weight.sum()).astype(np.float32))
     mmd = OptimisticMMD(states, args.eta, args.alpha, args.optimism, prev_q)
 
-    def policy_now():
-        return LearnedLiarsDicePolicy(game, net).tree_policy(tree, states)
-
     saved = {"steps": steps}
 
     def save(report: Optional[dict] = None):
@@ -381,16 +288,14 @@ def train(args: Args) -> dict:
               "rng": random_states()}
         if report is not None:
             st["report"] = report
-        blob = {"format": FORMAT, "state": json.dumps(jsonable(st)), "net": net.state_dict(),
-                "magnet": magnet.state_dict(), "opt": opt.state_dict(),
-                "prev_q": None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))}
+        prev = None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))
         with atomic_file(ckpt_path) as tmp:
-            torch.save(blob, tmp)
+            torch.save(checkpoint_blob(FORMAT, st, net=net.state_dict(), magnet=magnet.state_dict(),
+                                       opt=opt.state_dict(), prev_q=prev), tmp)
         saved["steps"] = steps
 
     def evaluate_now():
-        net.eval()
-        scores = jsonable(exact_scores(tree, policy_now(), eq.policy))
+        scores = scorer.scores(net)
         scores.update(steps=steps, minutes=elapsed / 60)
         history.append(scores)
         writer.add_scalar("exact/exploitability", scores["exploitability"], steps)
@@ -400,68 +305,59 @@ def train(args: Args) -> dict:
                   f"  vs CFR+ {scores['value_vs_equilibrium']:+.5f}  fit KL {last_fit['kl']:.2e}")
         save()
 
-    stop = {"flag": False}
     last_fit = {"kl": float("nan")}
-
-    def on_signal(signum, frame):
-        stop["flag"] = True
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     start = time.time() - elapsed
     start_steps = steps
     t0 = time.time()
-    try:
-        if not history:
-            evaluate_now()
-        while not stop["flag"] and not budget_spent(args, steps, elapsed):
-            with torch.no_grad():
-                log_pi = masked_log_probs(net, obs_t, mask_t).double().numpy()
-                log_magnet = masked_log_probs(magnet, obs_t, mask_t).double().numpy()
-            # --lookahead exact MMD steps from the network's policy, then fit the network there.
-            for _ in range(args.lookahead):
-                log_pi = mmd.step(log_pi, log_magnet)
-            target = torch.from_numpy(np.where(states.mask, log_pi, -1e9).astype(np.float32))
-            target_p = target.exp()
-            net.train()
-            for group in opt.param_groups:
-                group["lr"] = fit_learning_rate(args, elapsed, steps)
-            for _ in range(args.inner_steps):
-                lp = masked_log_probs(net, obs_t, mask_t)
-                loss = ((target_p * (target - lp)).masked_fill(~mask_t, 0.0).sum(-1) * weight_t).sum()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            last_fit["kl"] = float(loss.detach())
-            if not np.isfinite(last_fit["kl"]) or not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
-                raise ValueError(f"training diverged at update {steps + 1}: the fit's loss is {last_fit['kl']} "
-                                 f"(--learning-rate {args.learning_rate} too large?); the checkpoint at update "
-                                 f"{saved['steps']} is kept; try a smaller rate with another --run-dir")
-            steps += 1
-            if steps % args.magnet_every == 0:
-                magnet.load_state_dict(net.state_dict())
-            elapsed = time.time() - start
-            if steps % 10 == 0:
-                writer.add_scalar("train/fit_kl", last_fit["kl"], steps)
-            if steps % args.eval_every == 0:
+    with SignalStop() as stop:
+        try:
+            if not history:
                 evaluate_now()
-        interrupted = stop["flag"] and not budget_spent(args, steps, elapsed)
-        if interrupted:
-            save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
-        elif history[-1]["steps"] != steps:
-            evaluate_now()
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        writer.close()
+            while not stop.flag and not budget_spent(args, steps, elapsed):
+                with torch.no_grad():
+                    log_pi = masked_log_probs(net, obs_t, mask_t).double().numpy()
+                    log_magnet = masked_log_probs(magnet, obs_t, mask_t).double().numpy()
+                # --lookahead exact MMD steps from the network's policy, then fit the network there.
+                for _ in range(args.lookahead):
+                    log_pi = mmd.step(log_pi, log_magnet)
+                target = torch.from_numpy(np.where(states.mask, log_pi, -1e9).astype(np.float32))
+                target_p = target.exp()
+                net.train()
+                for group in opt.param_groups:
+                    group["lr"] = fit_learning_rate(args, elapsed, steps)
+                for _ in range(args.inner_steps):
+                    lp = masked_log_probs(net, obs_t, mask_t)
+                    loss = ((target_p * (target - lp)).masked_fill(~mask_t, 0.0).sum(-1) * weight_t).sum()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                last_fit["kl"] = float(loss.detach())
+                if not np.isfinite(last_fit["kl"]) or not all(bool(torch.isfinite(p).all())
+                                                              for p in net.parameters()):
+                    raise ValueError(f"training diverged at update {steps + 1}: the fit's loss is {last_fit['kl']} "
+                                     f"(--learning-rate {args.learning_rate} too large?); the checkpoint at update "
+                                     f"{saved['steps']} is kept; try a smaller rate with another --run-dir")
+                steps += 1
+                if steps % args.magnet_every == 0:
+                    magnet.load_state_dict(net.state_dict())
+                elapsed = time.time() - start
+                if steps % 10 == 0:
+                    writer.add_scalar("train/fit_kl", last_fit["kl"], steps)
+                if steps % args.eval_every == 0:
+                    evaluate_now()
+            interrupted = stop.flag and not budget_spent(args, steps, elapsed)
+            if interrupted:
+                save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
+            elif history[-1]["steps"] != steps:
+                evaluate_now()
+        finally:
+            writer.close()
     model_path = run / "model.pt"
     if interrupted:  # said even with --quiet
         print(f"interrupted: checkpoint saved at update {steps}; rerun the same command to resume from it",
               file=sys.stderr)
     else:
-        with atomic_file(model_path) as tmp:
-            torch.save({"game": game.config(), "hidden": args.hidden, "net": net.state_dict()}, tmp)
-    curve = [{"steps": h["steps"], "minutes": round(h["minutes"], 3), "exploitability": h["exploitability"],
-              "value_vs_equilibrium": h["value_vs_equilibrium"]} for h in history]
+        save_model(model_path, game, args.hidden, net)
     final = history[-1]
     run_seconds = time.time() - t0
     result = jsonable({
@@ -472,8 +368,7 @@ def train(args: Args) -> dict:
         "value_vs_equilibrium": final["value_vs_equilibrium"],
         "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],
         "value_vs_equilibrium_as_second": final["value_vs_equilibrium_as_second"],
-        "cfr_plus_exploitability": cfr_expl,
-        "cfr_plus_value_first_player": eq.value_first_player,
+        **scorer.reference(),
         "steps": steps,
         "evaluated_at": final["steps"],
         "info_states_per_step": int(states.obs.shape[0]),
@@ -482,15 +377,13 @@ def train(args: Args) -> dict:
         "interrupted": interrupted,
         "resumed": resumed,
         "model": None if interrupted else str(model_path),
-        "curve": curve,
+        "curve": curve(history),
         "args": dataclasses.asdict(args),
     })
     if interrupted:
         return result
-    atomic_write_text(run / "curve.json", json.dumps(result, indent=1))
-    if args.plot:
-        title = f"Liar's Dice 1 die, {game.faces} faces" + (" (wild)" if game.wild else "")
-        plot_curve(history, run / "exploitability.png", title, cfr_expl)
+    write_outputs(run, result, history, args.plot, game_title(game),
+                  "learned policy (optimistic MMD, torch MLP), exact", "updates", scorer.cfr_exploitability)
     save(report=result)  # a rerun of the finished run prints it
     return result
 

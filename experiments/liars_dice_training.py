@@ -1,0 +1,270 @@
+"""What the Liar's Dice trainers share: ``train_liars_dice.py`` (full-width optimistic MMD)
+and ``train_liars_dice_play.py`` (sampled self-play: PPO, MMD with sampled returns).
+
+Both keep a run in one directory (``--run-dir``) with the same files and the same rules:
+
+* ``checkpoint.pt``: the whole state of the run in one ``torch.save`` file of tensors and
+  plain containers, read back with ``torch.load(weights_only=True)`` (a crafted pickle is
+  refused, never run): ``format``; the state dicts the script names (networks,
+  optimisers); and ``state``, a JSON text with ``steps``, ``elapsed`` (seconds),
+  ``history`` (the exact evaluations), ``args`` (the options), ``rng`` (the random
+  generators' states) and, once the run is finished, ``report``.  The scripts write it
+  through ``training_common.atomic_file`` (``checkpoint.tmp.pt`` renamed over the old one),
+  so a kill leaves the old checkpoint or the new one, whole.
+  :func:`read_checkpoint` validates it and :func:`load_state_dicts` puts its tensors in
+  place; a damaged or foreign file is refused with a ``ValueError`` naming the file and
+  ``remove <dir> to start over``, an option that differs from the checkpoint's with one
+  naming the option (:func:`experiments.training_common.check_resume_args`);
+* ``model.pt``: the final policy network in the format
+  :meth:`dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy.load` reads
+  (``dice-envs evaluate liars-dice``); a ``model.pt`` without a ``checkpoint.pt`` is
+  refused rather than overwritten (:func:`open_run`);
+* ``tb/`` (TensorBoard), ``curve.json`` (the report) and ``exploitability.png``.
+
+:class:`ExactScorer` evaluates a network's policy exactly over every information state
+(about 3 ms on one 6-sided die each): exploitability and the value against the CFR+
+equilibrium from both seats (:func:`dice_envs.agents.liars_dice_learned.exact_scores`).
+:class:`SignalStop` turns Ctrl-C and SIGTERM into a flag the loops check between updates.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Dict, Optional
+
+import numpy as np
+
+from experiments.training_common import (
+    atomic_file,
+    atomic_write_text,
+    budget_spent,
+    check_fields,
+    check_resume_args,
+    damaged,
+    jsonable,
+    log,
+)
+
+#: the fields of one exact evaluation in a checkpoint's history
+HISTORY_FIELDS = {"steps": int, "minutes": float, "exploitability": float, "value_vs_equilibrium": float,
+                  "value_vs_equilibrium_as_first": float, "value_vs_equilibrium_as_second": float}
+#: files a kill while writing may leave behind (removed when a run starts or resumes)
+TEMPORARY = ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitability.tmp.png")
+
+
+def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors) -> tuple:
+    """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` and validated: format
+    ``fmt``, the state dicts named in ``tensors`` present, a JSON state with an increasing
+    history, and the options equal to ``args`` except ``changeable``.  Returns
+    ``(blob, state)``; ``ValueError`` naming the file, or the option that differs."""
+    import torch
+
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # not a torch file, truncated, or a pickle of anything but tensors and containers
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        reason = next((line for line in lines if "GLOBAL" in line or "Unsupported" in line), lines[0] if lines else "")
+        raise damaged(path, f"torch cannot read it as tensors and plain data: {type(err).__name__}: "
+                            f"{reason[:200]}", run) from None
+    if isinstance(blob, dict) and "net" in blob and "format" not in blob:
+        raise ValueError(f"checkpoint {path} was written by an older version of this script (without the random "
+                         f"states and the curve in it); remove {run} to start over, or give another --run-dir")
+    try:
+        check_fields(blob, "checkpoint.pt", format=int, state=str)
+        if blob["format"] != fmt:
+            raise ValueError(f"format {blob['format']}, this script reads format {fmt}")
+        try:
+            state = json.loads(blob["state"])
+        except ValueError as err:
+            raise ValueError(f"its state is not JSON: {err}") from None
+        check_fields(state, "its state", steps=int, elapsed=float, history=list, args=dict, rng=dict)
+        if state["elapsed"] < 0:
+            raise ValueError(f"'elapsed' is negative: {state['elapsed']}")
+        if not state["history"]:
+            raise ValueError("the history is empty")
+        previous = -1
+        for entry in state["history"]:
+            check_fields(entry, "a history entry", **HISTORY_FIELDS)
+            if entry["steps"] <= previous:
+                raise ValueError("the history's steps do not increase")
+            previous = entry["steps"]
+        if previous > state["steps"]:
+            raise ValueError(f"the history goes to {previous} steps, the checkpoint is at {state['steps']}")
+        if "report" in state:
+            check_fields(state["report"], "its report", steps=int)
+            if state["report"]["steps"] != state["steps"]:
+                raise ValueError("the stored report is not for the checkpoint's steps")
+    except ValueError as err:
+        raise damaged(path, str(err), run) from None
+    check_resume_args(state["args"], args, changeable, path)
+    try:
+        check_fields(blob, "checkpoint.pt", **dict.fromkeys(tensors, dict))
+    except ValueError as err:
+        raise damaged(path, str(err), run) from None
+    return blob, state
+
+
+def load_state_dicts(blob: dict, path: Path, run: Path, **targets) -> None:
+    """Load ``blob[name]`` into each module or optimiser ``targets[name]``; the networks'
+    numbers must be finite.  ``ValueError`` naming the file otherwise."""
+    import torch
+
+    try:
+        for name, target in targets.items():
+            target.load_state_dict(blob[name])
+        for name, target in targets.items():
+            if isinstance(target, torch.nn.Module) and not all(bool(torch.isfinite(p).all())
+                                                               for p in target.parameters()):
+                raise ValueError(f"non-finite numbers in {name}")
+    except Exception as err:  # wrong shapes or names, a foreign optimiser state
+        raise damaged(path, f"not this run's networks: {type(err).__name__}: {str(err)[:200]}", run) from None
+
+
+def open_run(args, fmt: int, changeable, tensors) -> tuple:
+    """Check ``args.run_dir`` before a run starts or resumes.  Returns ``(blob, state,
+    report)``: the validated checkpoint (``None, None`` for a new run) and, for a run whose
+    budget is spent and whose report and model are written, that report (rerunning a
+    finished run prints it and trains no more).  Refuses (``ValueError``) a ``state.json``
+    (the older two-file checkpoint) and a ``model.pt`` without a ``checkpoint.pt``."""
+    run = Path(args.run_dir)
+    ckpt_path = run / "checkpoint.pt"
+    if (run / "state.json").exists():
+        raise ValueError(f"{run} holds a state.json: a checkpoint of an older version of this script "
+                         f"(checkpoint.pt + state.json), which cannot be resumed exactly; remove {run} to start "
+                         f"over, or give another --run-dir")
+    if ckpt_path.exists():
+        blob, state = read_checkpoint(ckpt_path, run, args, fmt, changeable, tensors)
+        if budget_spent(args, state["steps"], state["elapsed"]) and "report" in state and (run / "model.pt").is_file():
+            log(args, f"{run} is finished ({state['steps']} steps): its report (a larger --steps or --minutes "
+                      f"trains on)")
+            return blob, state, state["report"]
+        return blob, state, None
+    if (run / "model.pt").exists():
+        raise ValueError(f"{run} has a model.pt but no checkpoint.pt; remove {run} to start over, "
+                         f"or give another --run-dir")
+    return None, None, None
+
+
+def start_run_dir(run: Path) -> None:
+    """Create the run directory and remove the temporary files a kill may have left."""
+    run.mkdir(parents=True, exist_ok=True)
+    for name in TEMPORARY:
+        (run / name).unlink(missing_ok=True)
+
+
+def checkpoint_blob(fmt: int, state: dict, **state_dicts) -> dict:
+    """What ``checkpoint.pt`` holds: the format, the JSON state and the state dicts."""
+    return {"format": fmt, "state": json.dumps(jsonable(state)), **state_dicts}
+
+
+class ExactScorer:
+    """Exact scores of a network's policy for one game: the public tree, every
+    information state as network rows (:class:`~dice_envs.agents.liars_dice_learned.InfoStates`),
+    and the CFR+ reference (solved to ``cfr_target``, from the solver's disk cache)."""
+
+    def __init__(self, game, cfr_target: float):
+        from dice_envs.agents.liars_dice_learned import InfoStates, equilibrium
+        from dice_envs.agents.liars_dice_solver import PublicTree, exploitability
+
+        self.game = game
+        self.tree = PublicTree(game)
+        self.states = InfoStates(self.tree)
+        self.eq = equilibrium(game, cfr_target)
+        self.cfr_exploitability = exploitability(self.tree, self.eq.policy)
+
+    def scores(self, net) -> dict:
+        """Exploitability, NashConv, self-play value and value against the CFR+ equilibrium
+        (mean and per seat) of ``net``'s policy (plain Python numbers)."""
+        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, exact_scores
+
+        net.eval()
+        policy = LearnedLiarsDicePolicy(self.game, net).tree_policy(self.tree, self.states)
+        return jsonable(exact_scores(self.tree, policy, self.eq.policy))
+
+    def reference(self) -> dict:
+        """The CFR+ reference's fields of a report."""
+        return {"cfr_plus_exploitability": self.cfr_exploitability,
+                "cfr_plus_value_first_player": self.eq.value_first_player}
+
+
+class SignalStop:
+    """While active (a ``with`` block), Ctrl-C and SIGTERM set :attr:`flag` instead of
+    raising, so a training loop can finish its update and save a checkpoint."""
+
+    def __init__(self):
+        self.flag = False
+
+    def _handle(self, signum, frame):
+        self.flag = True
+
+    def __enter__(self):
+        self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc):
+        for s, handler in self._old.items():
+            signal.signal(s, handler)
+        return False
+
+
+def curve(history: list) -> list:
+    """The report's curve: steps, minutes, exploitability, value against CFR+."""
+    return [{"steps": h["steps"], "minutes": round(h["minutes"], 3), "exploitability": h["exploitability"],
+             "value_vs_equilibrium": h["value_vs_equilibrium"]} for h in history]
+
+
+def plot_curve(history: list, path: Path, title: str, reference: float, label: str, xlabel: str = "updates",
+               target: float = 0.05) -> None:
+    """The exploitability curve (log scale) with the CFR+ reference and the target, as a PNG
+    written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot([h["steps"] for h in history], [h["exploitability"] for h in history], "o-", ms=3, label=label)
+    ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
+    ax.axhline(target, color="tab:gray", ls=":", lw=1, label=f"target {target:g}")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("exploitability (NashConv / 2)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
+def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
+    """The policy network as ``LearnedLiarsDicePolicy.load`` reads it: ``game`` (its
+    config), ``hidden`` (the layer sizes of :func:`~dice_envs.agents.liars_dice_learned.build_network`)
+    and ``net`` (the state dict); written atomically."""
+    import torch
+
+    with file(path) as tmp:
+        torch.save({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
+
+
+def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str, label: str,
+                  xlabel: str, reference: float, target: Optional[float] = None) -> None:
+    """``curve.json`` (the report) and, with ``plot``, ``exploitability.png``."""
+    atomic_write_text(run / "curve.json", json.dumps(result, indent=1))
+    if plot:
+        plot_curve(history, run / "exploitability.png", title, reference, label, xlabel,
+                   **({} if target is None else {"target": target}))
+
+
+def game_title(game) -> str:
+    return f"Liar's Dice 1 die, {game.faces} faces" + (" (wild)" if game.wild else "")
+
+
+def scalars(writer, prefix: str, values: Dict[str, float], step: int) -> None:
+    """Log finite numbers to TensorBoard under ``prefix/``."""
+    for name, value in values.items():
+        if value is not None and np.isfinite(value):
+            writer.add_scalar(f"{prefix}/{name}", value, step)

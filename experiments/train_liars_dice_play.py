@@ -1,0 +1,512 @@
+"""Train a neural policy for two-player Liar's Dice (one die each) from sampled self-play,
+scoring it EXACTLY with the CFR+ solver's evaluator.
+
+Unlike ``train_liars_dice.py`` (full-width: exact expected action values over every
+information state), the learners here see only sampled games: every update plays
+``--games`` games of the batched environment (:class:`dice_envs.liars_dice_batched.LiarsDiceBatch`)
+to the end, both seats played by the current policy network (self-play), and learns
+from the decisions made and the payoff (+1 / -1) each player got.  Two methods
+(``--method``):
+
+* ``ppo``: self-play PPO with action masks (Schulman et al. 2017): the clipped
+  policy-gradient loss on both players' decisions with an entropy bonus
+  (``--entropy``); the baseline is the critic's state value ``sum_a pi(a|s) Q(s, a)``
+  and the advantages are the sampled payoff minus it, normalised over the batch.
+  Plain self-play policy gradient is not designed for imperfect-information games
+  and is expected to cycle (the README measures it).
+* ``mmd``: magnetic mirror descent (Sokota et al. 2023) with sampled returns, in
+  behavioural form, designed for two-player zero-sum imperfect-information games:
+  the critic ``Q(s, a)`` is fitted to the sampled payoffs of the actions taken (it
+  estimates the action values against the current policy, averaged over the
+  opponent's hidden die by the sampling itself); at every decision of the batch the
+  target is the closed-form MMD step
+  ``log pi' = (log pi + alpha eta log rho + eta q~) / (1 + alpha eta)`` over the
+  legal actions (:func:`dice_envs.agents.liars_dice_learned.mmd_step`'s rule), with
+  ``q~ = q_t + optimism (q_t - q_{t-1})`` (``q_{t-1}``: the critic before this
+  update's fit), and the policy network is fitted to it (KL(target || network));
+  every ``--magnet-every`` updates the magnet ``rho`` moves to the network's policy
+  (a moving magnet makes the fixed point a Nash equilibrium, not the regularised one).
+
+Both methods fit the critic (MSE on the taken action's value) and the policy with
+``--epochs`` passes of Adam over minibatches of ``--minibatch`` decisions.
+
+Every ``--eval-every`` updates, and at the end, the policy network is run over all
+information states (one batch, :class:`dice_envs.agents.liars_dice_learned.InfoStates`)
+and its policy evaluated exactly (:class:`experiments.liars_dice_training.ExactScorer`):
+exploitability (NashConv / 2) and value against the CFR+ equilibrium from both seats.
+That evaluation is the only use of the full tree; the learner never sees it.  A
+"step" in the outputs is one agent step: one decision, of either seat, in a sampled
+game; ``steps_per_second`` counts them over the wall-clock time of this process
+(evaluations included).
+
+Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_wild]``):
+``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
+losses), ``checkpoint.pt`` (replaced atomically after every evaluation; rerunning the
+same command resumes), ``model.pt`` (the final policy network in the format
+``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
+input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
+last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
+``best_exploitability``, ``value_vs_equilibrium``, ``steps``, ``updates``, ``minutes``,
+``steps_per_second``, the CFR+ reference, the curve and the options.
+
+Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_training`):
+``net``, ``critic``, ``opt``, ``opt_critic`` and (``mmd``) ``magnet`` state dicts, and
+the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
+Python's, numpy's and torch's generators and the generator that rolls the dice and
+samples the actions).  Every update starts fresh games, so nothing else is needed:
+resuming is exact (an interrupted run, resumed, gives the same curve and networks as an
+uninterrupted one with the same options, on the same ``--threads``).  Ctrl-C or SIGTERM
+finish the update in progress, save the checkpoint (not evaluated) and exit with code
+130.  On resume ``--minutes``, ``--steps``, ``--eval-every``, ``--threads``, ``--plot``,
+``--quiet`` and ``--run-dir`` may change; any other option that differs is refused with
+the option, both values and what to do.  A finished run that is rerun prints its report.
+
+Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
+``ppo`` or ``mmd``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
+positive, ``--alpha``, ``--optimism``, ``--entropy`` >= 0, ``--faces`` from 2 to 6,
+layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
+finite stop the run with an error (exit code 2), keeping the last checkpoint.
+
+Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
+(needs torch, the ``[train]`` extra).  ``--minutes`` and ``--steps`` (agent steps) are
+totals over resumes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from dice_envs.agents.liars_dice_learned import build_network, masked_log_probs  # noqa: E402
+from experiments.liars_dice_training import (  # noqa: E402
+    ExactScorer,
+    SignalStop,
+    checkpoint_blob,
+    curve,
+    game_title,
+    load_state_dicts,
+    open_run,
+    save_model,
+    scalars,
+    start_run_dir,
+    write_outputs,
+)
+from experiments.training_common import (  # noqa: E402
+    args_from_dataclass,
+    atomic_file,
+    budget_spent,
+    check_args,
+    check_fields,
+    damaged,
+    jsonable,
+    layer_sizes,
+    log,
+    random_states,
+    restore_random_states,
+)
+
+FORMAT = 1  # the checkpoint format written and read (checkpoint.pt "format")
+METHODS = ("ppo", "mmd")
+#: the options that may differ from the checkpoint's on resume (see the module docstring)
+CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
+DESCRIPTION = {
+    "ppo": "self-play PPO with action masks (clipped, entropy bonus, Q critic baseline), sampled games",
+    "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs, moving "
+           "magnet), sampled games",
+}
+
+
+@dataclass
+class Args:
+    method: str = "mmd"  # ppo | mmd
+    run_dir: str = ""
+    faces: int = 6
+    wild: bool = False
+    minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
+    steps: int = 0  # stop after this many agent steps in total (0: no limit)
+    games: int = 1024  # games played (to the end) per update
+    eval_every: int = 20  # updates
+    hidden: str = "256,256"  # the policy network
+    critic_hidden: str = "256,256"
+    learning_rate: float = 1e-3  # the policy's Adam rate
+    critic_learning_rate: float = 2e-3
+    epochs: int = 4  # passes over each update's decisions
+    minibatch: int = 1024  # decisions per Adam step
+    clip: float = 0.2  # ppo: the ratio clip
+    entropy: float = 0.01  # ppo: the entropy bonus
+    eta: float = 0.1  # mmd: step size
+    alpha: float = 0.05  # mmd: weight of the KL to the magnet
+    magnet_every: int = 0  # mmd: updates between magnet moves (0: never; the magnet stays uniform)
+    optimism: float = 0.0  # mmd: q~ = q_t + optimism (q_t - q_{t-1})
+    explore: float = 0.3  # mmd: per-decision chance of the game's one uniform deviation
+    cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
+    seed: int = 0
+    threads: int = 1
+    plot: bool = True
+    quiet: bool = False
+
+
+def parse_args(argv=None) -> Args:
+    """The options, checked: ``ValueError`` names a bad one."""
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
+    if args.method not in METHODS:
+        raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {args.method!r}")
+    args.hidden = layer_sizes("hidden", args.hidden)
+    args.critic_hidden = layer_sizes("critic_hidden", args.critic_hidden)
+    check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads"),
+               positive=("learning_rate", "critic_learning_rate", "clip", "eta", "cfr_target"),
+               non_negative=("entropy", "alpha", "optimism", "magnet_every"), ranges={"explore": (0.0, 1.0)})
+    try:
+        LiarsDiceGame(faces=args.faces, wild=args.wild)
+    except ValueError as err:
+        raise ValueError(f"--faces: {err}") from None
+    if not args.run_dir:
+        args.run_dir = f"runs/liars_dice_play_{args.method}_{args.faces}" + ("_wild" if args.wild else "")
+    return args
+
+
+# -- sampled self-play --------------------------------------------------------------------------
+
+
+class Rollout(NamedTuple):
+    """The decisions of a batch of finished games, one row each, as torch tensors."""
+
+    obs: object  # (n, obs_dim) float32: the mover's observation
+    mask: object  # (n, A) bool: legal actions
+    action: object  # (n,) int64
+    log_prob: object  # (n,) float32: log pi(action) under the policy that played
+    ret: object  # (n,) float32: the payoff the mover got at the end of the game
+    weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
+
+
+def play(batch, net, rng: np.random.Generator, explore: float = 0.0) -> Rollout:
+    """Play every game of ``batch`` from a fresh deal to the end, every seat choosing
+    by ``net`` (actions drawn with ``rng``); returns all decisions with their payoffs.
+
+    With ``explore`` > 0, in each game the first decision at which a coin with that
+    probability comes up (if any) is made uniformly at random among the legal actions:
+    one exploratory deviation per game, so the states and actions the policy avoids are
+    still played, and every later decision is on-policy.  ``weight`` says how much each
+    payoff tells about the policy's action value: 0 before the deviation (a uniform move
+    follows), 1 for the deviating player's own decisions from it on, and for the other
+    player's later decisions the importance ratio ``pi(a) / uniform(a)`` of the deviation
+    (capped at 1): the deviation does not depend on the deviator's die, so unweighted its
+    games would teach the other player that such bids are random bluffs, while the
+    policy's own bids (which the exploitability judges) carry information."""
+    import torch
+
+    from dice_envs.batched import categorical
+
+    batch.reset(rng)
+    n = batch.num_envs
+    payoff = np.zeros((n, batch.num_players), np.float32)
+    explored_at = np.full(n, np.iinfo(np.int64).max)  # the decision number of each game's deviation
+    deviator = np.full(n, -1)
+    ratio = np.ones(n)  # pi(a) / uniform(a) of each game's deviation
+    parts = []
+    depth = 0
+    while True:
+        idx = np.flatnonzero(~batch.done)
+        if not len(idx):
+            break
+        obs = batch.observe_mover(where=idx)
+        mask = batch.action_mask(where=idx).astype(bool)
+        mover = batch.current_player(where=idx)
+        with torch.no_grad():
+            lp = masked_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+        p = np.exp(lp.astype(np.float64)) * mask
+        if explore > 0:
+            deviate = (rng.random(len(idx)) < explore) & (explored_at[idx] > depth)
+            explored_at[idx[deviate]] = depth
+            deviator[idx[deviate]] = mover[deviate]
+            uniform = mask[deviate].sum(1)
+            pi = p[deviate]
+            p[deviate] = mask[deviate]
+        cum = np.cumsum(p, axis=1)
+        cum /= cum[:, -1:]
+        action = categorical(rng.random(len(idx)), cum)
+        if explore > 0:
+            ratio[idx[deviate]] = pi[np.arange(len(uniform)), action[deviate]] * uniform
+        rewards, _ = batch.step(action, rng, where=idx)
+        payoff[idx] += rewards
+        parts.append((obs, mask, action, lp[np.arange(len(idx)), action], idx, mover, np.full(len(idx), depth)))
+        depth += 1
+    obs, mask, action, log_prob, game, mover, when = (np.concatenate(p) for p in zip(*parts))
+    weight = np.where(when < explored_at[game], 0.0,
+                      np.where(mover == deviator[game], 1.0, np.minimum(ratio[game], 1.0)))
+    weight[explored_at[game] == np.iinfo(np.int64).max] = 1.0
+    return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
+                   torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
+                   torch.from_numpy(weight.astype(np.float32)))
+
+
+def minibatches(n: int, size: int, epochs: int):
+    """Index tensors: ``epochs`` shuffled passes (torch's generator) over ``n`` rows."""
+    import torch
+
+    for _ in range(epochs):
+        perm = torch.randperm(n)
+        yield from perm.split(size)
+
+
+def fit_critic(args: Args, critic, opt, ro: Rollout) -> float:
+    """Regress ``Q(s, a_taken)`` on the sampled payoffs (MSE weighted by ``ro.weight``);
+    returns the last loss."""
+    import torch
+
+    loss = torch.zeros(())
+    rows = (ro.weight > 0).nonzero()[:, 0]
+    for mb in minibatches(len(rows), args.minibatch, args.epochs):
+        mb = rows[mb]
+        q = critic(ro.obs[mb]).gather(1, ro.action[mb, None])[:, 0]
+        w = ro.weight[mb]
+        loss = (w * (q - ro.ret[mb]) ** 2).sum() / w.sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return float(loss.detach())
+
+
+def legal_values(critic, ro: Rollout):
+    """The critic's action values at every decision, 0 on illegal actions."""
+    import torch
+
+    with torch.no_grad():
+        return critic(ro.obs).masked_fill(~ro.mask, 0.0)
+
+
+def ppo_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) -> dict:
+    """One PPO update on the batch (clipped ratio, entropy bonus), then the critic."""
+    import torch
+
+    with torch.no_grad():
+        p_old = masked_log_probs(net, ro.obs, ro.mask).exp()
+    adv = ro.ret - (p_old * legal_values(critic, ro)).sum(-1)
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
+        lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
+        ratio = (lp.gather(1, ro.action[mb, None])[:, 0] - ro.log_prob[mb]).exp()
+        a = adv[mb]
+        pg = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
+        ent = -(lp.exp() * lp).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
+        loss = pg - args.entropy * ent
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return {"policy_loss": float(pg.detach()), "entropy": float(ent.detach()),
+            "critic_loss": fit_critic(args, critic, opt_critic, ro)}
+
+
+def mmd_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) -> dict:
+    """One MMD step with sampled returns: fit the critic, take the closed-form step at
+    every decision of the batch, fit the policy network to it."""
+    import torch
+
+    q_prev = legal_values(critic, ro)
+    critic_loss = fit_critic(args, critic, opt_critic, ro)
+    q = legal_values(critic, ro)
+    q_hat = q + args.optimism * (q - q_prev)
+    a_eta = args.alpha * args.eta
+    with torch.no_grad():
+        lp_old = masked_log_probs(net, ro.obs, ro.mask).masked_fill(~ro.mask, 0.0)
+        lp_mag = masked_log_probs(magnet, ro.obs, ro.mask).masked_fill(~ro.mask, 0.0)
+        logits = (lp_old + a_eta * lp_mag + args.eta * q_hat) / (1.0 + a_eta)
+        target = torch.log_softmax(logits.masked_fill(~ro.mask, -1e9), dim=-1)
+        target_p = target.exp()
+    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
+        lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
+        loss = (target_p[mb] * (target[mb] - lp)).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return {"fit_kl": float(loss.detach()), "critic_loss": critic_loss}
+
+
+UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
+
+
+# -- training -------------------------------------------------------------------------------
+
+
+def tensor_names(args: Args) -> tuple:
+    return ("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
+
+
+def train(args: Args) -> dict:
+    import torch
+
+    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
+
+    torch.set_num_threads(args.threads)
+    game = LiarsDiceGame(faces=args.faces, wild=args.wild)
+    run = Path(args.run_dir)
+    ckpt_path = run / "checkpoint.pt"
+    blob, state, report = open_run(args, FORMAT, CHANGEABLE, tensor_names(args))
+    if report is not None:
+        return report
+    if state is not None:
+        try:
+            check_fields(state, "its state", updates=int)
+        except ValueError as err:
+            raise damaged(ckpt_path, str(err), run) from None
+
+    scorer = ExactScorer(game, args.cfr_target)
+    start_run_dir(run)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    net = build_network(game.config(), args.hidden)
+    with torch.no_grad():  # start at the uniform policy
+        net.mlp[-1].weight.zero_()
+        net.mlp[-1].bias.zero_()
+    critic = build_network(game.config(), args.critic_hidden)
+    magnet = build_network(game.config(), args.hidden)
+    magnet.load_state_dict(net.state_dict())
+    opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
+    opt_critic = torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate)
+    modules = {"net": net, "critic": critic, "opt": opt, "opt_critic": opt_critic, "magnet": magnet}
+    modules = {name: modules[name] for name in tensor_names(args)}
+    steps, updates, elapsed, history = 0, 0, 0.0, []
+    if blob is not None:
+        load_state_dicts(blob, ckpt_path, run, **modules)
+        try:
+            restore_random_states(state["rng"], {"play": rng})
+        except ValueError as err:
+            raise damaged(ckpt_path, str(err), run) from None
+        steps, updates, elapsed, history = state["steps"], state["updates"], state["elapsed"], state["history"]
+        log(args, f"resumed from {run}: {steps} agent steps, {updates} updates, {elapsed / 60:.1f} min")
+    resumed = blob is not None
+    del blob
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run / "tb"))
+    batch = LiarsDiceBatch(args.games, game=game)
+    update = UPDATES[args.method]
+    saved = {"updates": updates}
+
+    def save(report=None):
+        """The whole checkpoint, one file, replaced atomically."""
+        st = {"steps": steps, "updates": updates, "elapsed": elapsed, "history": history,
+              "args": dataclasses.asdict(args), "rng": random_states({"play": rng})}
+        if report is not None:
+            st["report"] = report
+        with atomic_file(ckpt_path) as tmp:
+            torch.save(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
+        saved["updates"] = updates
+
+    def evaluate_now():
+        scores = scorer.scores(net)
+        scores.update(steps=steps, updates=updates, minutes=elapsed / 60)
+        history.append(scores)
+        scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium")}, steps)
+        writer.flush()
+        log(args, f"steps {steps:10d}  updates {updates:6d}  {elapsed / 60:6.2f} min  exploitability "
+                  f"{scores['exploitability']:.5f}  vs CFR+ {scores['value_vs_equilibrium']:+.5f}")
+        save()
+
+    start = time.time() - elapsed
+    start_steps = steps
+    t0 = time.time()
+    with SignalStop() as stop:
+        try:
+            if not history:
+                evaluate_now()
+            while not stop.flag and not budget_spent(args, steps, elapsed):
+                net.eval()
+                ro = play(batch, net, rng, args.explore if args.method == "mmd" else 0.0)
+                net.train()
+                losses = update(args, net, critic, opt, opt_critic, modules.get("magnet"), ro)
+                if not all(np.isfinite(v) for v in losses.values()) or not all(
+                        bool(torch.isfinite(p).all()) for m in (net, critic) for p in m.parameters()):
+                    raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "
+                                     f"large?); the checkpoint at update {saved['updates']} is kept; try smaller "
+                                     f"rates with another --run-dir")
+                steps += len(ro.ret)
+                updates += 1
+                if args.method == "mmd" and args.magnet_every and updates % args.magnet_every == 0:
+                    magnet.load_state_dict(net.state_dict())
+                elapsed = time.time() - start
+                scalars(writer, "train", dict(losses, mean_game_length=len(ro.ret) / args.games), steps)
+                if updates % args.eval_every == 0:
+                    evaluate_now()
+            interrupted = stop.flag and not budget_spent(args, steps, elapsed)
+            if interrupted:
+                save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
+            elif history[-1]["steps"] != steps:
+                evaluate_now()
+        finally:
+            writer.close()
+    model_path = run / "model.pt"
+    if interrupted:  # said even with --quiet
+        print(f"interrupted: checkpoint saved at update {updates}; rerun the same command to resume from it",
+              file=sys.stderr)
+    else:
+        save_model(model_path, game, args.hidden, net)
+    final = history[-1]
+    best = min(history, key=lambda h: h["exploitability"])
+    run_seconds = time.time() - t0
+    result = jsonable({
+        "game": game.config(),
+        "method": args.method,
+        "description": f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}",
+        "exploitability": final["exploitability"],
+        "best_exploitability": best["exploitability"],
+        "best_at_steps": best["steps"],
+        "value_vs_equilibrium": final["value_vs_equilibrium"],
+        "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],
+        "value_vs_equilibrium_as_second": final["value_vs_equilibrium_as_second"],
+        **scorer.reference(),
+        "steps": steps,
+        "updates": updates,
+        "evaluated_at": final["steps"],
+        "minutes": elapsed / 60,
+        "steps_per_second": (steps - start_steps) / run_seconds if run_seconds > 0 else 0.0,
+        "interrupted": interrupted,
+        "resumed": resumed,
+        "model": None if interrupted else str(model_path),
+        "curve": curve(history),
+        "args": dataclasses.asdict(args),
+    })
+    if interrupted:
+        return result
+    write_outputs(run, result, history, args.plot, game_title(game) + f": {args.method}, sampled self-play",
+                  f"learned policy ({args.method}, sampled self-play, torch MLP), exact", "agent steps",
+                  scorer.cfr_exploitability, target=0.05 if game.wild else 0.02)
+    save(report=result)  # a rerun of the finished run prints it
+    return result
+
+
+def main(argv=None) -> int:
+    """Parse the options, train, print the report as one JSON line; exit code 2 for bad
+    options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
+    interrupted."""
+    import json
+
+    try:
+        args = parse_args(argv)
+        result = train(args)
+    except ValueError as err:
+        print(f"train_liars_dice_play: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("train_liars_dice_play: interrupted; rerun the same command to resume from the last checkpoint",
+              file=sys.stderr)
+        return 130
+    print(json.dumps(result))
+    return 130 if result["interrupted"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
