@@ -132,13 +132,20 @@ def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
 def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = None) -> dict:
     from . import zombie_dice_solver as zds
 
+    from dice_envs.zombie_dice import ZombieDiceGame
+
     goal = _goal(spec, goal, 13)
+    if score_cap is None and isinstance(spec, Agent):
+        score_cap = spec.info.get("score_cap")
     solution = zds.solved(goal, score_cap)
     standard = zds.standard_policies(goal)
     if isinstance(spec, Agent):
         agent = spec
-        _check_size(agent, 24, "Zombie Dice with the official dice (observation='full')")
-        policy = zds.ObservationPolicy(lambda obs: _two_action_probability(agent, obs), goal, agent.name)
+        _check_size(agent, 24, "Zombie Dice with the official dice (observation='full' or 'scaled')")
+        # A model trained on observation="scaled" (its model.json says so) sees the scaled vector.
+        scale = (np.asarray(agent.info.get("observation_scale") or ZombieDiceGame(2, "official", goal)
+                            .observation_scale(), np.float32) if agent.info.get("observation") == "scaled" else 1.0)
+        policy = zds.ObservationPolicy(lambda obs: _two_action_probability(agent, obs / scale), goal, agent.name)
     elif spec == "optimal":
         policy = solution.as_policy()
     elif spec in standard:
