@@ -41,6 +41,15 @@ class GameState(abc.ABC):
 
     game: "Game"
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """An immutable position is its own copy.  (``copy.deepcopy`` would otherwise copy the
+        game and its tables with it: OpenSpiel clones a Python state by deep-copying its
+        attributes, and took 12 s for five random Zombie Dice games, 840 s once under load.)"""
+        return self
+
     @property
     @abc.abstractmethod
     def current_player(self) -> int:
