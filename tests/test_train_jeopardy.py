@@ -186,6 +186,12 @@ def test_train_official_dice(tmp_path, capsys):
     plain = zds.exact_score(greedy, 2, 4)
     assert plain["difference"] == pytest.approx(report["difference"], abs=1e-12)
 
+    # `dice-envs evaluate zombie-dice` re-scores the saved model (scale and score cap from model.json).
+    assert cli_main(["evaluate", "zombie-dice", str(run_dir / "model.zip"), "--json"]) == 0
+    rescored = json.loads(capsys.readouterr().out)
+    assert rescored["details"]["difference"] == pytest.approx(report["difference"], abs=1e-12)
+    assert rescored["config"] == {"goal": 2, "score_cap": 4}
+
 
 @pytest.mark.parametrize("argv,message", [
     (["--variant", "official", "--observation", "compact"],
