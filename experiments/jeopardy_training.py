@@ -125,6 +125,7 @@ from experiments.training_common import (
     log,
     random_states,
     restore_random_states,
+    run_lock,
 )
 
 ACTIVATIONS = ("relu", "tanh")
@@ -787,7 +788,8 @@ def main(spec, args_class, description: str, argv=None) -> int:
     script = Path(sys.argv[0]).stem or "train"
     try:
         args, spec = parse_args(args_class, description, argv, spec)
-        report = train(spec, args)
+        with run_lock(Path(args.run_dir)):  # one run per directory
+            report = train(spec, args)
     except ValueError as err:
         print(f"{script}: error: {err}", file=sys.stderr)
         return 2

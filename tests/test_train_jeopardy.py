@@ -257,3 +257,14 @@ def test_maskable_ppo_on_the_aec_env(variant):
     model = MaskablePPO("MlpPolicy", masked, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(256)
     assert model.num_timesteps >= 256
+
+
+def test_a_run_directory_in_use_is_refused(tmp_path, capsys):
+    """Two runs on one directory would overwrite one checkpoint: the second is refused at once."""
+    from experiments.training_common import run_lock
+
+    script = load_script()
+    with run_lock(tmp_path / "run"):
+        assert script.main(["--run-dir", str(tmp_path / "run"), "--steps", "64", *SMALL]) == 2
+    assert "is in use by process" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "checkpoint").exists()
