@@ -25,7 +25,6 @@ its gap), ``details`` (game-specific figures) and ``seconds``.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
 import time
@@ -83,9 +82,6 @@ def _two_action_probability(agent: Agent, observations: np.ndarray) -> np.ndarra
     return agent(observations, masks)[:, 1]
 
 
-# -- All Yellow Zombie Dice ----------------------------------------------------------------
-
-
 def _goal(spec, goal: Optional[int], default: int) -> int:
     """``goal`` if given, else the one a model's description records, else ``default``."""
     from dice_envs.validation import check_int
@@ -93,6 +89,9 @@ def _goal(spec, goal: Optional[int], default: int) -> int:
     if goal is None and isinstance(spec, Agent):
         goal = spec.info.get("goal")
     return check_int("goal", default if goal is None else goal, 1)
+
+
+# -- All Yellow Zombie Dice ----------------------------------------------------------------
 
 
 def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
@@ -160,7 +159,7 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
         raise ValueError(f"agent must be a saved model (.zip), module:function or one of "
                          f"{['optimal', *standard]}, got {spec!r}")
     h2h = zds.head_to_head(policy, solution.as_policy(), goal, solution.score_cap).as_dict()
-    references = _official_references(goal, solution.score_cap)
+    references = zds.human_differences(goal, solution.score_cap)
     return {**_jeopardy_report(h2h, references, {"score_cap": solution.score_cap}),
             "config": {"goal": goal, "score_cap": solution.score_cap}}
 
@@ -188,17 +187,6 @@ def _mlp_layers(agent: Agent):
     weights = [m.weight.detach().numpy().T.copy() for m in layers]
     biases = [m.bias.detach().numpy().copy() for m in layers]
     return weights, biases, names[activations.pop()] if activations else "relu"
-
-
-@functools.lru_cache(maxsize=4)
-def _official_references(goal: int, score_cap: int) -> Dict[str, float]:
-    """The Differences of the four human-playable policies on the full game (8 exact evaluations)."""
-    from . import zombie_dice_solver as zds
-
-    standard = zds.standard_policies(goal)
-    humans = {name: standard[name] for name in ("fixed_hold_at", "minh", "llano", "neller")}
-    rows = zds.differences(zds.solved(goal, score_cap), humans)
-    return {name: row["difference"] for name, row in rows.items()}
 
 
 # -- Pig ---------------------------------------------------------------------------------
