@@ -14,8 +14,9 @@ import argparse
 from . import print_json
 
 AGENT_HELP = ("a saved model (.zip from Stable-Baselines3, e.g. the training scripts' model.zip; .pt from "
-              "experiments/train_liars_dice*.py), module:function taking (observations, masks) and returning "
-              "action probabilities or actions, or a policy named here: {names}")
+              "experiments/train_liars_dice*.py; an RLlib checkpoint directory from experiments/train_rllib.py), "
+              "module:function taking (observations, masks) and returning action probabilities or actions, or a "
+              "policy named here: {names}")
 
 
 def _ayzd(parser) -> None:
@@ -118,11 +119,11 @@ def print_report(report: dict) -> None:
     settings = ", ".join(f"{key} {value}" for key, value in report["config"].items()
                          if value is not None and key != "cache_dir")
     print(f"{report['agent']} ({report['agent_type']}) in {report['game']} ({settings}), exact:")
-    against = f" against the {report['opponent']}" if report["opponent"] else ""
     print(f"  {report['payoff']}: {report['value']:.6f}" + (
         "" if report["seats"] is None else
         f" (as first {report['seats']['first']:.6f}, as second {report['seats']['second']:.6f})"))
-    print(f"  optimal{against}: {report['optimal_value']:.6f}; gap {report['gap']:+.6f}")
+    print(f"  the {report['opponent'] or 'optimum'} in its place: {report['optimal_value']:.6f}; "
+          f"gap {report['gap']:+.6f}")
     if "difference" in report["details"]:
         print(f"  Difference (both seats' win probabilities - 1): {report['details']['difference']:+.6f}")
     if report["exploitability"] is not None:
