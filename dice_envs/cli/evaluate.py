@@ -116,14 +116,14 @@ def evaluate(args: argparse.Namespace) -> int:
 
 def print_report(report: dict) -> None:
     """The report as a few lines of text."""
-    settings = ", ".join(f"{key} {value}" for key, value in report["config"].items()
-                         if value is not None and key != "cache_dir")
+    settings = ", ".join(f"{key} {value['name'] if isinstance(value, dict) else value}"
+                         for key, value in report["config"].items() if value is not None and key != "cache_dir")
     print(f"{report['agent']} ({report['agent_type']}) in {report['game']} ({settings}), exact:")
     print(f"  {report['payoff']}: {report['value']:.6f}" + (
         "" if report["seats"] is None else
         f" (as first {report['seats']['first']:.6f}, as second {report['seats']['second']:.6f})"))
-    print(f"  the {report['opponent'] or 'optimum'} in its place: {report['optimal_value']:.6f}; "
-          f"gap {report['gap']:+.6f}")
+    best = {"optimal": "the optimal policy", "equilibrium": "the equilibrium"}.get(report["opponent"], "the optimum")
+    print(f"  {best} in its place: {report['optimal_value']:.6f}; gap {report['gap']:+.6f}")
     if "difference" in report["details"]:
         print(f"  Difference (both seats' win probabilities - 1): {report['details']['difference']:+.6f}")
     if report["exploitability"] is not None:
