@@ -174,7 +174,8 @@ def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: in
         .environment(DiceMultiAgentEnv, env_config=env_config)
         .multi_agent(policies={SHARED}, policy_mapping_fn=_to_shared)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module_spec(hidden)}))
-        .env_runners(num_env_runners=num_env_runners)
+        # a loaded machine can take minutes for a batch: wait for it rather than train on nothing
+        .env_runners(num_env_runners=num_env_runners, sample_timeout_s=600.0)
         .debugging(seed=seed)
     )
     if training:

@@ -120,7 +120,8 @@ def train(args: Args) -> dict:
     while not budget_spent(args, state["steps"], time.perf_counter() - t0):
         result = algo.train()
         state["iterations"] += 1
-        state["steps"] = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+        # (an iteration whose env runners sampled nothing in time reports no env_runners figures)
+        state["steps"] = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", state["steps"]))
         if state["iterations"] % args.eval_every == 0:
             point = {"iteration": state["iterations"], "steps": state["steps"],
                      "minutes": (time.perf_counter() - t0) / 60, **exact_score(algo, args)}
