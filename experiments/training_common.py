@@ -15,7 +15,6 @@ import base64
 import contextlib
 import dataclasses
 import math
-import os
 import random
 import sys
 from pathlib import Path
@@ -241,18 +240,12 @@ def run_lock(run_dir: Path):
 
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    with open(run_dir / ".lock", "a+") as handle:
+    with open(run_dir / ".lock", "a") as handle:  # created once, never written: a rerun changes no file
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise ValueError(f"{run_dir} is in use by {holder}; wait for it to finish, stop it, or give another "
-                             "--run-dir") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"process {os.getpid()}")
-        handle.flush()
+            raise ValueError(f"{run_dir} is in use by another run (it holds {run_dir / '.lock'}); wait for it to "
+                             "finish, stop it, or give another --run-dir") from None
         try:
             yield
         finally:

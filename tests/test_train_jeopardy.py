@@ -266,5 +266,5 @@ def test_a_run_directory_in_use_is_refused(tmp_path, capsys):
     script = load_script()
     with run_lock(tmp_path / "run"):
         assert script.main(["--run-dir", str(tmp_path / "run"), "--steps", "64", *SMALL]) == 2
-    assert "is in use by process" in capsys.readouterr().err
+    assert "is in use by another run" in capsys.readouterr().err
     assert not (tmp_path / "run" / "checkpoint").exists()
