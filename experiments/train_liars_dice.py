@@ -141,6 +141,7 @@ from experiments.training_common import (  # noqa: E402
     log,
     random_states,
     restore_random_states,
+    run_lock,
 )
 
 FORMAT = 2  # the checkpoint format written and read (checkpoint.pt "format")
@@ -394,7 +395,8 @@ def main(argv=None) -> int:
     interrupted."""
     try:
         args = parse_args(argv)
-        result = train(args)
+        with run_lock(Path(args.run_dir)):  # one run per directory
+            result = train(args)
     except ValueError as err:
         print(f"train_liars_dice: error: {err}", file=sys.stderr)
         return 2
