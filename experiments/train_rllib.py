@@ -57,6 +57,7 @@ class Args:
     steps: int = 0  # env steps sampled (all seats), in total over resumes
     eval_every: int = 10  # iterations
     env_runners: int = 2
+    envs_per_runner: int = 16  # games each env runner steps together
     batch: int = 4000  # env steps per iteration
     minibatch: int = 500
     epochs: int = 5
@@ -72,7 +73,7 @@ class Args:
 def check(args: Args) -> Args:
     if args.game not in GAMES:
         raise ValueError(f"--game must be one of {list(GAMES)}, got {args.game!r}")
-    check_args(args, at_least_one=("eval_every", "batch", "minibatch", "epochs", "faces", "goal"),
+    check_args(args, at_least_one=("eval_every", "batch", "minibatch", "epochs", "faces", "goal", "envs_per_runner"),
                positive=("lr",), non_negative=("env_runners", "entropy"))
     if args.minibatch > args.batch:
         raise ValueError(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
@@ -104,6 +105,7 @@ def train(args: Args) -> dict:
     ckpt, curve_path = run / "checkpoint", run / "curve.json"
     pz_game, game_args, _, _ = GAMES[args.game]
     config = ppo_config(pz_game, game_args(args), num_env_runners=args.env_runners,
+                        envs_per_runner=args.envs_per_runner,
                         hidden=[int(h) for h in args.hidden.split(",") if h], seed=args.seed,
                         lr=args.lr, entropy_coeff=args.entropy, train_batch_size_per_learner=args.batch,
                         minibatch_size=args.minibatch, num_epochs=args.epochs, gamma=1.0)
