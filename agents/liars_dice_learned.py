@@ -6,7 +6,8 @@
   (``action_probabilities(state)`` for :func:`dice_envs.agents.liars_dice_solver.evaluate`,
   ``act(observation, rng)`` for the environment, :meth:`~LearnedLiarsDicePolicy.tree_policy`
   for all information states in one batch); ``LearnedLiarsDicePolicy.load(path)``
-  reads the ``model.pt`` written by ``experiments/train_liars_dice.py``;
+  reads the ``model.pt`` written by ``experiments/train_liars_dice.py`` (full width) and
+  ``experiments/train_liars_dice_play.py`` (sampled self-play), the same format;
 * :class:`InfoStates`: every information state as network input rows;
 * :func:`action_values`: exact action values of a player against a policy profile,
   :func:`action_value_table` the same for every information state's acting player;
@@ -224,7 +225,7 @@ class LearnedLiarsDicePolicy:
             net.load_state_dict(blob["net"])
         except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
             raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
-                             f"experiments/train_liars_dice.py ({type(err).__name__}: {str(err)[:200]})") from None
+                             f"experiments/train_liars_dice.py or train_liars_dice_play.py ({type(err).__name__}: {str(err)[:200]})") from None
         return cls(game, net)
 
     def probabilities_from_observation(self, observation) -> np.ndarray:

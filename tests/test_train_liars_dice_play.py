@@ -140,6 +140,9 @@ def test_exploration_bookkeeping(lp):
     assert bool((ro.weight == 0).any()) and bool(((ro.weight > 0) & (ro.weight < 1)).any())
     plain = lp.play(batch, sharp, np.random.default_rng(1))
     assert torch.equal(plain.weight, torch.ones_like(plain.weight))
+    # A deviation drawn from the policy itself (sharpness 1) has ratio 1: every weight is 1.
+    same = lp.play(batch, sharp, np.random.default_rng(2), explore=1.0, sharpness=1.0)
+    assert torch.allclose(same.weight, torch.ones_like(same.weight), atol=1e-5)
 
 
 RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", *TINY]
@@ -225,7 +228,8 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
 
 
 @pytest.mark.parametrize("option,value", [
-    ("--method", "nfsp"), ("--explore", "2"), ("--games", "0"), ("--eta", "nan"), ("--eta", "0"), ("--clip", "0"),
+    ("--method", "nfsp"), ("--explore", "2"), ("--explore-sharpness", "-0.5"), ("--games", "0"), ("--eta", "nan"),
+    ("--eta", "0"), ("--clip", "0"),
     ("--entropy", "-1"), ("--alpha", "-0.1"), ("--magnet-every", "-1"), ("--hidden", "abc"),
     ("--critic-hidden", "0"), ("--faces", "7"), ("--learning-rate", "inf"), ("--seed", "-1"), ("--minibatch", "0"),
 ])
