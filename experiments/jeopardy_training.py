@@ -125,7 +125,7 @@ from experiments.training_common import (
     log,
     random_states,
     restore_random_states,
-    run_lock,
+    run_script,
 )
 
 ACTIVATIONS = ("relu", "tanh")
@@ -783,19 +783,12 @@ def train(spec: GameSpec, args) -> dict:
 def main(spec, args_class, description: str, argv=None) -> int:
     """Parse the options, train, print the report as one JSON line; exit code 2 for bad
     options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
-    interrupted.  ``spec``: a :class:`GameSpec`, or a function of the parsed options
-    returning one (``train_ayzd.py --variant``)."""
-    script = Path(sys.argv[0]).stem or "train"
-    try:
-        args, spec = parse_args(args_class, description, argv, spec)
-        with run_lock(Path(args.run_dir)):  # one run per directory
-            report = train(spec, args)
-    except ValueError as err:
-        print(f"{script}: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{script}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)
-        return 130
-    json.dump(report, sys.stdout)
-    sys.stdout.write("\n")
-    return 130 if report["interrupted"] else 0
+    interrupted (:func:`experiments.training_common.run_script`).  ``spec``: a
+    :class:`GameSpec`, or a function of the parsed options returning one (``train_ayzd.py --variant``)."""
+    chosen = {}
+
+    def parse(argv):
+        args, chosen["spec"] = parse_args(args_class, description, argv, spec)
+        return args
+
+    return run_script(Path(sys.argv[0]).stem or "train", parse, lambda args: train(chosen["spec"], args), argv)

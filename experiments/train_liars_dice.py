@@ -100,7 +100,6 @@ Run: ``.venv/bin/python experiments/train_liars_dice.py --minutes 30 [--wild]``
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -141,7 +140,7 @@ from experiments.training_common import (  # noqa: E402
     log,
     random_states,
     restore_random_states,
-    run_lock,
+    run_script,
 )
 
 FORMAT = 2  # the checkpoint format written and read (checkpoint.pt "format")
@@ -390,22 +389,8 @@ def train(args: Args) -> dict:
 
 
 def main(argv=None) -> int:
-    """Parse the options, train, print the report as one JSON line; exit code 2 for bad
-    options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
-    interrupted."""
-    try:
-        args = parse_args(argv)
-        with run_lock(Path(args.run_dir)):  # one run per directory
-            result = train(args)
-    except ValueError as err:
-        print(f"train_liars_dice: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("train_liars_dice: interrupted; rerun the same command to resume from the last checkpoint",
-              file=sys.stderr)
-        return 130
-    print(json.dumps(result))
-    return 130 if result["interrupted"] else 0
+    """Train and print the report as one JSON line (:func:`experiments.training_common.run_script`)."""
+    return run_script("train_liars_dice", parse_args, train, argv)
 
 
 if __name__ == "__main__":

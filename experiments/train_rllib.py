@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from experiments.training_common import (  # noqa: E402
-    args_from_dataclass, atomic_write_text, budget_spent, check_args, layer_sizes, log, run_lock)
+    args_from_dataclass, atomic_write_text, budget_spent, check_args, layer_sizes, log, run_script)
 
 #: game -> (the PettingZoo game, its arguments, the evaluator's game and settings)
 GAMES = {
@@ -146,15 +146,9 @@ def train(args: Args) -> dict:
 
 
 def main(argv=None) -> int:
-    try:
-        args = check(args_from_dataclass(Args, __doc__.splitlines()[0], argv))
-        with run_lock(Path(args.run_dir)):
-            report = train(args)
-    except ValueError as err:
-        print(f"train_rllib: error: {err}", file=sys.stderr)
-        return 2
-    print(json.dumps(report))
-    return 0
+    """Train and print the report as one JSON line (:func:`experiments.training_common.run_script`)."""
+    return run_script("train_rllib", lambda a: check(args_from_dataclass(Args, __doc__.splitlines()[0], a)), train,
+                      argv)
 
 
 if __name__ == "__main__":

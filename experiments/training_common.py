@@ -250,3 +250,24 @@ def run_lock(run_dir: Path):
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_script(name: str, parse, train, argv=None) -> int:
+    """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
+    the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
+    2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
+    use; the message on stderr), 130 when interrupted (Ctrl-C, or a report that says so)."""
+    import json
+
+    try:
+        args = parse(argv)
+        with run_lock(Path(args.run_dir)):  # one run per directory
+            report = train(args)
+    except ValueError as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)
+        return 130
+    print(json.dumps(report), flush=True)
+    return 130 if report.get("interrupted") else 0
