@@ -55,6 +55,32 @@ from the decisions made and the payoff (+1 / -1) each player got.  Two methods
 Both methods fit the critic (MSE on the taken action's value) and the policy with
 ``--epochs`` passes of Adam over minibatches of ``--minibatch`` decisions.
 
+Average policy (``--average``, either method): a second network of the same shape
+learns the time average of the played policies, as NFSP's average network does
+(Heinrich and Silver 2016): every update adds ``--average-rows`` of the batch's
+decisions (those reached by their mover's own policy) with the probabilities the
+policy network played there to a first-in-first-out buffer of ``--average-buffer``
+rows, and takes ``--average-steps`` Adam steps of cross-entropy on minibatches drawn
+from it, newer rows more often (``--average-weighting linear``: a row's chance grows
+linearly with its age rank, as CFR+ weights its average; or ``uniform``).  Each
+decision is weighted by how often play reaches it, as the average of behaviour
+policies must be.  It is this network that is scored, saved as ``model.pt`` and
+reported (``exploitability``); the policy network's own exploitability is logged as
+``current_exploitability``.  ``--magnet-to average`` moves the magnet to it instead of
+the policy network.  Why (measured on the wild 6-face game): the iterates of MMD with
+sampled returns keep moving (exploitability 0.15-0.45 from one evaluation to the
+next), and the exact own-reach-weighted average of those iterates, tabulated over all
+information states, was 2-5x less exploitable than the iterate itself (0.08-0.09
+against 0.15-0.46 after 4 minutes at ``--eta`` 0.05 or 0.2).  Its limit is the magnet:
+replacing the critic by the exact action values of the network's own policy (a
+diagnostic; the learner never has them) takes the iterate to 0.07-0.08 and no
+further at ``--alpha`` 0.1, the regularised equilibrium's 0.076, with the magnet
+uniform or moved to the policy every 200 updates; at ``--alpha`` 0.03 (also with
+``--optimism`` 1) the exact-value iterate was still at 0.23-0.27 after 400 updates,
+because the network is fitted only where the sampled games go.  With the learned
+critic the iterate stays 2-3x above the exact-value one, so the critic's error is the
+other limit.
+
 Every ``--eval-every`` updates, and at the end, the policy network is run over all
 information states (one batch, :class:`dice_envs.agents.liars_dice_learned.InfoStates`)
 and its policy evaluated exactly (:class:`experiments.liars_dice_training.ExactScorer`):
@@ -71,11 +97,14 @@ same command resumes), ``model.pt`` (the final policy network in the format
 ``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
 input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
 last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
-``best_exploitability``, ``value_vs_equilibrium``, ``steps``, ``updates``, ``minutes``,
+``best_exploitability``, ``current_exploitability`` (the policy network's; with
+``--average`` the scored network is the average one), ``value_vs_equilibrium``,
+``steps``, ``updates``, ``minutes``,
 ``steps_per_second``, the CFR+ reference, the curve and the options.
 
 Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_training`):
-``net``, ``critic``, ``opt``, ``opt_critic`` and (``mmd``) ``magnet`` state dicts, and
+``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet`` and (``--average``)
+``average_net``, ``opt_average`` and ``average_buffer`` (its rows) state dicts, and
 the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
 Python's, numpy's and torch's generators and the generator that rolls the dice and
 samples the actions).  Every update starts fresh games, so nothing else is needed:
@@ -89,7 +118,8 @@ the option, both values and what to do.  A finished run that is rerun prints its
 Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
 ``ppo`` or ``mmd``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
 positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--explore``
-and ``--explore-sharpness`` from 0 to 1, ``--faces`` from 2 to 6,
+and ``--explore-sharpness`` from 0 to 1, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
+average (average only with ``--average``), ``--average-weighting`` linear or uniform,
 layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
 finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
@@ -148,8 +178,8 @@ METHODS = ("ppo", "mmd")
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
 DESCRIPTION = {
     "ppo": "self-play PPO with action masks (clipped, entropy bonus, Q critic baseline), sampled games",
-    "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs, moving "
-           "magnet), sampled games",
+    "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs), sampled "
+           "games",
 }
 
 
@@ -174,9 +204,16 @@ class Args:
     eta: float = 0.2  # mmd: step size
     alpha: float = 0.1  # mmd: weight of the KL to the magnet
     magnet_every: int = 0  # mmd: updates between magnet moves (0: never; the magnet stays uniform)
+    magnet_to: str = "policy"  # mmd: what the magnet moves to: policy (the policy network) | average (--average's)
     optimism: float = 0.0  # mmd: q~ = q_t + optimism (q_t - q_{t-1})
     explore: float = 0.3  # mmd: per-decision chance of the game's one exploratory deviation
     explore_sharpness: float = 0.0  # mmd: the deviation draws from pi ** sharpness (0: uniform)
+    average: bool = False  # also fit an average-policy network (NFSP-style); it is scored and saved
+    average_buffer: int = 1_000_000  # average: decisions kept (first in, first out)
+    average_rows: int = 512  # average: decisions added to the buffer per update
+    average_steps: int = 4  # average: Adam steps per update on minibatches drawn from the buffer
+    average_learning_rate: float = 1e-3
+    average_weighting: str = "linear"  # average: a kept decision's chance to be drawn: linear in its age | uniform
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0
     threads: int = 1
@@ -191,10 +228,18 @@ def parse_args(argv=None) -> Args:
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     if args.method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {args.method!r}")
+    if args.average_weighting not in ("linear", "uniform"):
+        raise ValueError(f"--average-weighting must be linear or uniform, got {args.average_weighting!r}")
+    if args.magnet_to not in ("policy", "average"):
+        raise ValueError(f"--magnet-to must be policy or average, got {args.magnet_to!r}")
+    if args.magnet_to == "average" and not args.average:
+        raise ValueError("--magnet-to average needs --average (the average-policy network)")
     args.hidden = layer_sizes("hidden", args.hidden)
     args.critic_hidden = layer_sizes("critic_hidden", args.critic_hidden)
-    check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads"),
-               positive=("learning_rate", "critic_learning_rate", "clip", "eta", "cfr_target"),
+    check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
+                                   "average_rows", "average_steps"),
+               positive=("learning_rate", "critic_learning_rate", "average_learning_rate", "clip", "eta",
+                         "cfr_target"),
                non_negative=("entropy", "alpha", "optimism", "magnet_every"), ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0)})
     try:
         LiarsDiceGame(faces=args.faces, wild=args.wild)
@@ -217,6 +262,8 @@ class Rollout(NamedTuple):
     log_prob: object  # (n,) float32: log pi(action) under the policy that played
     ret: object  # (n,) float32: the payoff the mover got at the end of the game
     weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
+    policy: object  # (n, A) float32: the policy network's probabilities at the decision
+    own_reach: object  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
 
 
 def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0) -> Rollout:
@@ -232,7 +279,12 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     player's later decisions the importance ratio ``pi(a) / uniform(a)`` of the deviation
     (capped at 1): the deviation does not depend on the deviator's die, so unweighted its
     games would teach the other player that such bids are random bluffs, while the
-    policy's own bids (which the exploitability judges) carry information."""
+    policy's own bids (which the exploitability judges) carry information.
+
+    ``policy`` holds the network's probabilities at every decision (before a deviation
+    replaces them); ``own_reach`` is False at the decisions of a player after its own
+    deviation, which its policy would have reached less often (``--average`` learns only
+    from the others)."""
     import torch
 
     from dice_envs.batched import categorical
@@ -255,6 +307,7 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
         with torch.no_grad():
             lp = masked_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
         p = np.exp(lp.astype(np.float64)) * mask
+        policy = p.astype(np.float32)
         if explore > 0:
             deviate = (rng.random(len(idx)) < explore) & (explored_at[idx] > depth)
             explored_at[idx[deviate]] = depth
@@ -271,15 +324,18 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
             ratio[idx[deviate]] = pi[rows, action[deviate]] / mu[rows, action[deviate]]
         rewards, _ = batch.step(action, rng, where=idx)
         payoff[idx] += rewards
-        parts.append((obs, mask, action, lp[np.arange(len(idx)), action], idx, mover, np.full(len(idx), depth)))
+        parts.append((obs, mask, action, lp[np.arange(len(idx)), action], idx, mover, np.full(len(idx), depth),
+                      policy))
         depth += 1
-    obs, mask, action, log_prob, game, mover, when = (np.concatenate(p) for p in zip(*parts))
+    obs, mask, action, log_prob, game, mover, when, policy = (np.concatenate(p) for p in zip(*parts))
     weight = np.where(when < explored_at[game], 0.0,
                       np.where(mover == deviator[game], 1.0, np.minimum(ratio[game], 1.0)))
     weight[explored_at[game] == np.iinfo(np.int64).max] = 1.0
+    own_reach = (mover != deviator[game]) | (when <= explored_at[game])
     return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
                    torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
-                   torch.from_numpy(weight.astype(np.float32)))
+                   torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(policy),
+                   torch.from_numpy(own_reach))
 
 
 def minibatches(n: int, size: int, epochs: int):
@@ -367,11 +423,99 @@ def mmd_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) ->
 UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
 
 
+# -- the average policy (--average) ---------------------------------------------------------------
+
+
+class AverageBuffer:
+    """The decisions the average-policy network learns from: observation, legal actions
+    and the probabilities the policy network played there, ``capacity`` rows first in,
+    first out (so the network fits the average of the recent policies, each decision
+    weighted by how often play reached it, as NFSP's average network does).  Stored
+    compactly (observations and probabilities as float16); :meth:`state_dict` /
+    :meth:`load_state_dict` put the filled rows in a checkpoint and back."""
+
+    def __init__(self, capacity: int, obs_dim: int, num_actions: int):
+        import torch
+
+        self.capacity = capacity
+        self.obs = torch.zeros((capacity, obs_dim), dtype=torch.float16)
+        self.mask = torch.zeros((capacity, num_actions), dtype=torch.bool)
+        self.policy = torch.zeros((capacity, num_actions), dtype=torch.float16)
+        self.size = 0
+        self.next = 0
+
+    def add(self, obs, mask, policy) -> None:
+        """Append rows, overwriting the oldest once full."""
+        n = min(len(obs), self.capacity)
+        obs, mask, policy = obs[-n:], mask[-n:], policy[-n:]
+        first = min(n, self.capacity - self.next)
+        for lo, hi, at in ((0, first, self.next), (first, n, 0)):
+            self.obs[at:at + hi - lo] = obs[lo:hi]
+            self.mask[at:at + hi - lo] = mask[lo:hi]
+            self.policy[at:at + hi - lo] = policy[lo:hi]
+        self.next = (self.next + n) % self.capacity
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, n: int, linear: bool = True) -> tuple:
+        """``n`` rows drawn with torch's generator, with chances that grow linearly from the
+        oldest row kept to the newest (``linear``, as CFR+ weights its average) or are
+        equal; returns observations, masks and the played probabilities renormalised over
+        the legal actions, as float32."""
+        import torch
+
+        u = torch.rand(n)
+        age_rank = (self.size * (u.sqrt() if linear else u)).long().clamp_max(self.size - 1)  # 0: the oldest
+        rows = (self.next - self.size + age_rank) % self.capacity if self.size == self.capacity else age_rank
+        policy = self.policy[rows].float() * self.mask[rows]
+        return self.obs[rows].float(), self.mask[rows], policy / policy.sum(1, keepdim=True).clamp_min(1e-12)
+
+    def state_dict(self) -> dict:
+        import torch
+
+        return {"obs": self.obs[:self.size].clone(), "mask": self.mask[:self.size].clone(),
+                "policy": self.policy[:self.size].clone(), "next": torch.tensor(self.next)}
+
+    def load_state_dict(self, state: dict) -> None:
+        size = len(state["obs"])
+        nxt = int(state["next"])
+        if size > self.capacity or not 0 <= nxt < max(size, 1) + (size < self.capacity) or not (
+                len(state["mask"]) == len(state["policy"]) == size):
+            raise ValueError(f"an average buffer of {size} rows (next {nxt}) does not fit capacity {self.capacity}")
+        self.obs[:size] = state["obs"]
+        self.mask[:size] = state["mask"]
+        self.policy[:size] = state["policy"]
+        self.size, self.next = size, nxt
+        if not bool(self.policy[:size].float().isfinite().all()):
+            raise ValueError("non-finite probabilities in the average buffer")
+
+
+def average_update(args: Args, avg_net, opt, buffer: AverageBuffer, ro: Rollout) -> float:
+    """Add ``--average-rows`` of the batch's decisions reached by their mover's own policy
+    to the buffer, then take ``--average-steps`` Adam steps of cross-entropy between the
+    played probabilities and the average network on buffer minibatches; returns the
+    last loss."""
+    import torch
+
+    rows = ro.own_reach.nonzero()[:, 0]
+    rows = rows[torch.randperm(len(rows))[:args.average_rows]]
+    buffer.add(ro.obs[rows], ro.mask[rows], ro.policy[rows])
+    loss = torch.zeros(())
+    for _ in range(args.average_steps):
+        obs, mask, target = buffer.sample(args.minibatch, linear=args.average_weighting == "linear")
+        lp = masked_log_probs(avg_net, obs, mask)
+        loss = -(target * lp).masked_fill(~mask, 0.0).sum(-1).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return float(loss.detach())
+
+
 # -- training -------------------------------------------------------------------------------
 
 
 def tensor_names(args: Args) -> tuple:
-    return ("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
+    return (("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
+            + (("average_net", "opt_average", "average_buffer") if args.average else ()))
 
 
 def train(args: Args) -> dict:
@@ -406,7 +550,12 @@ def train(args: Args) -> dict:
     magnet.load_state_dict(net.state_dict())
     opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
     opt_critic = torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate)
-    modules = {"net": net, "critic": critic, "opt": opt, "opt_critic": opt_critic, "magnet": magnet}
+    avg_net = build_network(game.config(), args.hidden)
+    avg_net.load_state_dict(net.state_dict())
+    opt_avg = torch.optim.Adam(avg_net.parameters(), lr=args.average_learning_rate)
+    buffer = AverageBuffer(args.average_buffer, game.observation_shape[0], game.num_actions) if args.average else None
+    modules = {"net": net, "critic": critic, "opt": opt, "opt_critic": opt_critic, "magnet": magnet,
+               "average_net": avg_net, "opt_average": opt_avg, "average_buffer": buffer}
     modules = {name: modules[name] for name in tensor_names(args)}
     steps, updates, elapsed, history = 0, 0, 0.0, []
     if blob is not None:
@@ -436,14 +585,20 @@ def train(args: Args) -> dict:
             torch.save(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
         saved["updates"] = updates
 
+    scored = avg_net if args.average else net  # the network scored and saved
+
     def evaluate_now():
-        scores = scorer.scores(net)
+        scores = scorer.scores(scored)
+        if args.average:
+            scores["current_exploitability"] = scorer.scores(net)["exploitability"]
         scores.update(steps=steps, updates=updates, minutes=elapsed / 60)
         history.append(scores)
-        scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium")}, steps)
+        scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium",
+                                                          "current_exploitability") if k in scores}, steps)
         writer.flush()
         log(args, f"steps {steps:10d}  updates {updates:6d}  {elapsed / 60:6.2f} min  exploitability "
-                  f"{scores['exploitability']:.5f}  vs CFR+ {scores['value_vs_equilibrium']:+.5f}")
+                  f"{scores['exploitability']:.5f}  vs CFR+ {scores['value_vs_equilibrium']:+.5f}"
+                  + (f"  (current policy {scores['current_exploitability']:.5f})" if args.average else ""))
         save()
 
     start = time.time() - elapsed
@@ -458,15 +613,17 @@ def train(args: Args) -> dict:
                 ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd" else ()))
                 net.train()
                 losses = update(args, net, critic, opt, opt_critic, modules.get("magnet"), ro)
+                if args.average:
+                    losses["average_loss"] = average_update(args, avg_net, opt_avg, buffer, ro)
                 if not all(np.isfinite(v) for v in losses.values()) or not all(
-                        bool(torch.isfinite(p).all()) for m in (net, critic) for p in m.parameters()):
+                        bool(torch.isfinite(p).all()) for m in (net, critic, avg_net) for p in m.parameters()):
                     raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "
                                      f"large?); the checkpoint at update {saved['updates']} is kept; try smaller "
                                      f"rates with another --run-dir")
                 steps += len(ro.ret)
                 updates += 1
                 if args.method == "mmd" and args.magnet_every and updates % args.magnet_every == 0:
-                    magnet.load_state_dict(net.state_dict())
+                    magnet.load_state_dict((avg_net if args.magnet_to == "average" else net).state_dict())
                 elapsed = time.time() - start
                 scalars(writer, "train", dict(losses, mean_game_length=len(ro.ret) / args.games), steps)
                 if updates % args.eval_every == 0:
@@ -483,16 +640,18 @@ def train(args: Args) -> dict:
         print(f"interrupted: checkpoint saved at update {updates}; rerun the same command to resume from it",
               file=sys.stderr)
     else:
-        save_model(model_path, game, args.hidden, net)
+        save_model(model_path, game, args.hidden, scored)
     final = history[-1]
     best = min(history, key=lambda h: h["exploitability"])
     run_seconds = time.time() - t0
     result = jsonable({
         "game": game.config(),
         "method": args.method,
-        "description": f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}",
+        "description": f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
+                       + (", scored: the average-policy network (NFSP-style)" if args.average else ""),
         "exploitability": final["exploitability"],
         "best_exploitability": best["exploitability"],
+        "current_exploitability": final.get("current_exploitability", final["exploitability"]),
         "best_at_steps": best["steps"],
         "value_vs_equilibrium": final["value_vs_equilibrium"],
         "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],

@@ -29,6 +29,10 @@ TINY = ["--faces", "3", "--hidden", "32,32", "--critic-hidden", "32,32", "--game
         "--minutes", "0", "--quiet", "--no-plot"]
 
 
+#: the average-policy network, the magnet moved to it
+AVERAGE = ["--average", "--magnet-every", "20", "--magnet-to", "average"]
+
+
 class Killed(BaseException):
     """A simulated hard kill: nothing in the trainer catches it (only `finally` blocks run)."""
 
@@ -80,26 +84,31 @@ def assert_same(a, b, where=""):
 def runs(lp, tmp_path_factory):
     """One short run of each method (3 faces, 60 updates of 256 games, seed 0)."""
     out = {}
-    for method in ("mmd", "ppo"):
-        run = tmp_path_factory.mktemp(method) / "run"
-        code = lp.main(["--method", method, "--run-dir", str(run), "--steps", "60000", "--eval-every", "20", *TINY])
+    for name, options in (("mmd", ["--method", "mmd"]), ("ppo", ["--method", "ppo"]),
+                          ("mmd_average", ["--method", "mmd", *AVERAGE])):
+        run = tmp_path_factory.mktemp(name) / "run"
+        code = lp.main([*options, "--run-dir", str(run), "--steps", "60000", "--eval-every", "20", *TINY])
         assert code == 0
-        out[method] = run
+        out[name] = run
     return out
 
 
-@pytest.mark.parametrize("method,below", [("mmd", 0.3), ("ppo", 0.35)])
-def test_a_short_run_lowers_the_exploitability(runs, method, below):
+@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35)])
+def test_a_short_run_lowers_the_exploitability(runs, run, below):
     """Uniform play is exploitable by 0.72 on 3 faces; measured after about 60,000 agent
-    steps (seed 0): mmd 0.19, ppo 0.23."""
-    report = json.loads((runs[method] / "curve.json").read_text())
+    steps (seed 0): mmd 0.19, ppo 0.23, the average network of mmd 0.25 (it trails the
+    policy early on, as an average does)."""
+    report = json.loads((runs[run] / "curve.json").read_text())
+    method = run.split("_")[0]
     assert report["method"] == method and report["steps"] >= 60000
     first = report["curve"][0]["exploitability"]
     assert first == pytest.approx(0.7182, abs=1e-3)
     assert report["best_exploitability"] < below < first
     assert report["best_exploitability"] == min(h["exploitability"] for h in report["curve"])
     assert report["steps_per_second"] > 0 and 0 < report["cfr_plus_exploitability"] <= 1e-4
-    assert list((runs[method] / "tb").glob("events.*")) and not list(runs[method].glob("*.tmp*"))
+    assert list((runs[run] / "tb").glob("events.*")) and not list(runs[run].glob("*.tmp*"))
+    assert ("average" in report["description"]) == (run == "mmd_average")
+    assert 0 < report["current_exploitability"] < first
 
 
 def test_the_model_rescores_through_the_cli(runs, capsys):
@@ -145,7 +154,9 @@ def test_exploration_bookkeeping(lp):
     assert torch.allclose(same.weight, torch.ones_like(same.weight), atol=1e-5)
 
 
-RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", *TINY]
+#: with the average-policy network, its buffer small enough to wrap around (about 300 rows added per update)
+RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average", "--average-buffer", "2000",
+          "--average-rows", "300", "--magnet-every", "5", "--magnet-to", "average", *TINY]
 
 
 @pytest.fixture(scope="module")
@@ -232,11 +243,58 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--eta", "0"), ("--clip", "0"),
     ("--entropy", "-1"), ("--alpha", "-0.1"), ("--magnet-every", "-1"), ("--hidden", "abc"),
     ("--critic-hidden", "0"), ("--faces", "7"), ("--learning-rate", "inf"), ("--seed", "-1"), ("--minibatch", "0"),
+    ("--average-buffer", "0"), ("--average-rows", "0"), ("--average-steps", "0"), ("--average-learning-rate", "0"),
+    ("--magnet-to", "best"), ("--magnet-to", "average"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", option, value])
     assert code == 2 and option in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_average_buffer_keeps_the_newest_rows_and_round_trips(lp):
+    """First in, first out over a wrap-around; the checkpoint's state dict restores it."""
+    buffer = lp.AverageBuffer(5, obs_dim=2, num_actions=3)
+    for start in (0, 3, 6):  # rows 0..8, one per value; the last 5 stay
+        rows = torch.arange(start, start + 3, dtype=torch.float32)
+        buffer.add(torch.stack([rows, rows], 1), torch.ones((3, 3), dtype=torch.bool),
+                   torch.full((3, 3), 1 / 3))
+    assert buffer.size == 5 and sorted(buffer.obs[:, 0].tolist()) == [4, 5, 6, 7, 8]
+    copy = lp.AverageBuffer(5, obs_dim=2, num_actions=3)
+    copy.load_state_dict(buffer.state_dict())
+    assert torch.equal(copy.obs, buffer.obs) and (copy.size, copy.next) == (buffer.size, buffer.next)
+    obs, mask, target = copy.sample(64)
+    assert set(obs[:, 0].tolist()) <= {4, 5, 6, 7, 8} and torch.allclose(target.sum(1), torch.ones(64))
+    torch.manual_seed(0)  # linear weighting: the k-th oldest of 5 rows is drawn with chance (2k - 1) / 25
+    drawn = torch.bincount(copy.sample(50000)[0][:, 0].long() - 4, minlength=5) / 50000
+    assert torch.allclose(drawn, torch.tensor([1.0, 3, 5, 7, 9]) / 25, atol=0.01)
+    drawn = torch.bincount(copy.sample(50000, linear=False)[0][:, 0].long() - 4, minlength=5) / 50000
+    assert torch.allclose(drawn, torch.full((5,), 0.2), atol=0.01)
+    with pytest.raises(ValueError, match="does not fit capacity 2"):
+        lp.AverageBuffer(2, obs_dim=2, num_actions=3).load_state_dict(buffer.state_dict())
+
+
+def test_average_rows_are_those_the_mover_reached_on_policy(lp):
+    """A mover's decisions after its own deviation are left out of the average's data (its
+    own reach there is not its policy's); the other player's are kept."""
+    from dice_envs.agents.liars_dice_learned import build_network
+    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
+
+    game = LiarsDiceGame(faces=3)
+    torch.manual_seed(0)
+    net = build_network(game.config(), "8")
+    batch = LiarsDiceBatch(256, game=game)
+    ro = lp.play(batch, net, np.random.default_rng(0), explore=1.0)  # every game deviates at its first decision
+    first = torch.zeros(len(ro.ret), dtype=torch.bool)
+    first[:256] = True
+    second = torch.zeros_like(first)
+    second[256:512] = True
+    assert bool(ro.own_reach[first | second].all())  # the deviation itself, and the other player's reply
+    later_own = ~(first | second) & ~ro.own_reach
+    assert bool(later_own.any())  # the deviator's own later decisions
+    assert torch.allclose(ro.policy.sum(1), torch.ones(len(ro.ret)), atol=1e-5)
+    assert bool((ro.policy[~ro.mask] == 0).all())
 
 
 def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
