@@ -397,12 +397,19 @@ def ppo_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) ->
 
 def mmd_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) -> dict:
     """One MMD step with sampled returns: fit the critic, take the closed-form step at
-    every decision of the batch, fit the policy network to it."""
-    import torch
-
+    every decision of the batch, fit the policy network to it (:func:`mmd_fit`)."""
     q_prev = legal_values(critic, ro)
     critic_loss = fit_critic(args, critic, opt_critic, ro)
-    q = legal_values(critic, ro)
+    return {"fit_kl": mmd_fit(args, net, opt, magnet, ro, legal_values(critic, ro), q_prev),
+            "critic_loss": critic_loss}
+
+
+def mmd_fit(args: Args, net, opt, magnet, ro: Rollout, q, q_prev) -> float:
+    """The closed-form MMD step at every decision of the batch on the action values
+    ``q`` (``(n, A)``, optimistic with ``q_prev``), and the policy network fitted to it
+    (KL(target || network)); returns the last loss."""
+    import torch
+
     q_hat = q + args.optimism * (q - q_prev)
     a_eta = args.alpha * args.eta
     with torch.no_grad():
@@ -417,7 +424,7 @@ def mmd_update(args: Args, net, critic, opt, opt_critic, magnet, ro: Rollout) ->
         opt.zero_grad()
         loss.backward()
         opt.step()
-    return {"fit_kl": float(loss.detach()), "critic_loss": critic_loss}
+    return float(loss.detach())
 
 
 UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
@@ -518,6 +525,29 @@ def tensor_names(args: Args) -> tuple:
             + (("average_net", "opt_average", "average_buffer") if args.average else ()))
 
 
+def new_modules(args: Args, game) -> dict:
+    """The networks, optimisers and (``--average``) buffer of a new run, by checkpoint
+    name: the policy network starts at the uniform policy, the magnet and the average
+    network as copies of it (torch's generator draws the initial weights)."""
+    import torch
+
+    net = build_network(game.config(), args.hidden)
+    with torch.no_grad():  # start at the uniform policy
+        net.mlp[-1].weight.zero_()
+        net.mlp[-1].bias.zero_()
+    critic = build_network(game.config(), args.critic_hidden)
+    magnet = build_network(game.config(), args.hidden)
+    magnet.load_state_dict(net.state_dict())
+    avg_net = build_network(game.config(), args.hidden)
+    avg_net.load_state_dict(net.state_dict())
+    return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net,
+            "opt": torch.optim.Adam(net.parameters(), lr=args.learning_rate),
+            "opt_critic": torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate),
+            "opt_average": torch.optim.Adam(avg_net.parameters(), lr=args.average_learning_rate),
+            "average_buffer": AverageBuffer(args.average_buffer, game.observation_shape[0], game.num_actions)
+            if args.average else None}
+
+
 def train(args: Args) -> dict:
     import torch
 
@@ -541,21 +571,9 @@ def train(args: Args) -> dict:
     start_run_dir(run)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    net = build_network(game.config(), args.hidden)
-    with torch.no_grad():  # start at the uniform policy
-        net.mlp[-1].weight.zero_()
-        net.mlp[-1].bias.zero_()
-    critic = build_network(game.config(), args.critic_hidden)
-    magnet = build_network(game.config(), args.hidden)
-    magnet.load_state_dict(net.state_dict())
-    opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
-    opt_critic = torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate)
-    avg_net = build_network(game.config(), args.hidden)
-    avg_net.load_state_dict(net.state_dict())
-    opt_avg = torch.optim.Adam(avg_net.parameters(), lr=args.average_learning_rate)
-    buffer = AverageBuffer(args.average_buffer, game.observation_shape[0], game.num_actions) if args.average else None
-    modules = {"net": net, "critic": critic, "opt": opt, "opt_critic": opt_critic, "magnet": magnet,
-               "average_net": avg_net, "opt_average": opt_avg, "average_buffer": buffer}
+    modules = new_modules(args, game)
+    net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer = (modules[name] for name in (
+        "net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average", "average_buffer"))
     modules = {name: modules[name] for name in tensor_names(args)}
     steps, updates, elapsed, history = 0, 0, 0.0, []
     if blob is not None:
