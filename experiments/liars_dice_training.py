@@ -210,15 +210,19 @@ class SignalStop:
 
 
 def curve(history: list) -> list:
-    """The report's curve: steps, minutes, exploitability, value against CFR+."""
+    """The report's curve: steps, minutes, exploitability, value against CFR+ (and the
+    current iterate's exploitability where the history has it)."""
     return [{"steps": h["steps"], "minutes": round(h["minutes"], 3), "exploitability": h["exploitability"],
-             "value_vs_equilibrium": h["value_vs_equilibrium"]} for h in history]
+             "value_vs_equilibrium": h["value_vs_equilibrium"],
+             **({"current_exploitability": h["current_exploitability"]} if "current_exploitability" in h else {})}
+            for h in history]
 
 
 def plot_curve(history: list, path: Path, title: str, reference: float, label: str, xlabel: str = "updates",
-               target: float = 0.05) -> None:
+               target: float = 0.05, also: Optional[Dict[str, str]] = None) -> None:
     """The exploitability curve (log scale) with the CFR+ reference and the target, as a PNG
-    written atomically."""
+    written atomically; ``also`` maps more history fields to their labels (drawn where the
+    history has them)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -226,6 +230,10 @@ def plot_curve(history: list, path: Path, title: str, reference: float, label: s
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot([h["steps"] for h in history], [h["exploitability"] for h in history], "o-", ms=3, label=label)
+    for key, text in (also or {}).items():
+        points = [(h["steps"], h[key]) for h in history if key in h]
+        if points:
+            ax.plot(*zip(*points), ".-", ms=2, lw=0.8, alpha=0.6, label=text)
     ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
     ax.axhline(target, color="tab:gray", ls=":", lw=1, label=f"target {target:g}")
     ax.set_yscale("log")
@@ -251,12 +259,14 @@ def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
 
 
 def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str, label: str,
-                  xlabel: str, reference: float, target: Optional[float] = None) -> None:
-    """``curve.json`` (the report) and, with ``plot``, ``exploitability.png``."""
+                  xlabel: str, reference: float, target: Optional[float] = None,
+                  also: Optional[Dict[str, str]] = None) -> None:
+    """``curve.json`` (the report) and, with ``plot``, ``exploitability.png`` (see
+    :func:`plot_curve`)."""
     atomic_write_text(run / "curve.json", json.dumps(result, indent=1))
     if plot:
         plot_curve(history, run / "exploitability.png", title, reference, label, xlabel,
-                   **({} if target is None else {"target": target}))
+                   **({} if target is None else {"target": target}), also=also)
 
 
 def game_title(game) -> str:
