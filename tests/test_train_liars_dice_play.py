@@ -303,3 +303,19 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
                                           "--critic-learning-rate", "1e30"])
     assert code == 2 and report is None and "training diverged" in err and "checkpoint at update 0 is kept" in err
     assert snapshot(run)["updates"] == 0 and not (run / "model.pt").exists()
+
+
+@pytest.mark.parametrize("model,wild,exploitability", [
+    ("liars_dice_play_mmd_average_wild.pt", True, 0.0785174),  # seed 0, 30 minutes
+    ("liars_dice_play_mmd_average_nowild.pt", False, 0.0336088),  # seed 1, 30 minutes
+    ("liars_dice_play_mmd_wild.pt", True, 0.6782515),
+    ("liars_dice_play_mmd_nowild.pt", False, 0.0789235),
+])
+def test_committed_models_rescore_to_the_readme_table(lp, capsys, model, wild, exploitability):
+    """The final networks in experiments/models re-score, through the command line, to the
+    final exploitability of their runs in the README's table."""
+    from dice_envs.cli import main as cli_main
+
+    argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
+    assert cli_main(argv + (["--wild"] if wild else [])) == 0
+    assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(exploitability, abs=1e-6)
