@@ -132,7 +132,9 @@ Options are checked first (``ValueError`` naming the option; exit code 2): ``--m
 ``ppo`` or ``mmd``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
 positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--explore``
 and ``--explore-sharpness`` from 0 to 1, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
-average (average only with ``--average``), ``--average-weighting`` linear or uniform,
+average (average only with ``--average``), ``--average-weighting`` linear or uniform, an
+``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
+(``DICE_ENVS_MAX_MEMORY``),
 layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
 finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
@@ -237,6 +239,7 @@ class Args:
 def parse_args(argv=None) -> Args:
     """The options, checked: ``ValueError`` names a bad one."""
     from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.resources import check_resources
 
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     if args.method not in METHODS:
@@ -255,9 +258,12 @@ def parse_args(argv=None) -> Args:
                          "cfr_target"),
                non_negative=("entropy", "alpha", "optimism", "magnet_every"), ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0)})
     try:
-        LiarsDiceGame(faces=args.faces, wild=args.wild)
+        game = LiarsDiceGame(faces=args.faces, wild=args.wild)
     except ValueError as err:
         raise ValueError(f"--faces: {err}") from None
+    if args.average:  # the buffer, and its copy in every checkpoint
+        row = 2 * game.observation_shape[0] + 3 * game.num_actions
+        check_resources(f"--average-buffer {args.average_buffer:,} decisions", 2 * row * args.average_buffer)
     if not args.run_dir:
         args.run_dir = f"runs/liars_dice_play_{args.method}_{args.faces}" + ("_wild" if args.wild else "")
     return args
@@ -498,8 +504,9 @@ class AverageBuffer:
     def load_state_dict(self, state: dict) -> None:
         size = len(state["obs"])
         nxt = int(state["next"])
-        if size > self.capacity or not 0 <= nxt < max(size, 1) + (size < self.capacity) or not (
-                len(state["mask"]) == len(state["policy"]) == size):
+        # Filled in order from row 0 until full, so: not full, the next row is the size; full, any row.
+        fits = nxt == size < self.capacity or (size == self.capacity and 0 <= nxt < size)
+        if not fits or not len(state["mask"]) == len(state["policy"]) == size:
             raise ValueError(f"an average buffer of {size} rows (next {nxt}) does not fit capacity {self.capacity}")
         self.obs[:size] = state["obs"]
         self.mask[:size] = state["mask"]

@@ -244,10 +244,11 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--entropy", "-1"), ("--alpha", "-0.1"), ("--magnet-every", "-1"), ("--hidden", "abc"),
     ("--critic-hidden", "0"), ("--faces", "7"), ("--learning-rate", "inf"), ("--seed", "-1"), ("--minibatch", "0"),
     ("--average-buffer", "0"), ("--average-rows", "0"), ("--average-steps", "0"), ("--average-learning-rate", "0"),
-    ("--magnet-to", "best"), ("--magnet-to", "average"),
+    ("--magnet-to", "best"), ("--magnet-to", "average"), ("--average-buffer", "1000000000000"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
-    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", option, value])
+    average = ["--average"] if option == "--average-buffer" else []
+    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", *average, option, value])
     assert code == 2 and option in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
 
