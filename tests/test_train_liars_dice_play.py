@@ -311,6 +311,8 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
     ("liars_dice_play_mmd_average_nowild.pt", False, 0.0336088),  # seed 1, 30 minutes
     ("liars_dice_play_mmd_wild.pt", True, 0.6782515),
     ("liars_dice_play_mmd_nowild.pt", False, 0.0789235),
+    ("liars_dice_play_ppo_wild.pt", True, 0.6315206),  # 30 minutes
+    ("liars_dice_play_ppo_nowild.pt", False, 0.1822958),
 ])
 def test_committed_models_rescore_to_the_readme_table(lp, capsys, model, wild, exploitability):
     """The final networks in experiments/models re-score, through the command line, to the
