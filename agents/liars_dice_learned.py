@@ -134,6 +134,21 @@ class InfoStates:
             mask[m, game.call_action] = m > 0
         self.mask = np.repeat(mask, R, axis=0)  # (N * R, A)
         self.acting = np.repeat(tree.player.astype(np.int64), R)  # each row's player to act
+        # Decoding observations back to rows: a roll's face counts as one integer, sorted with its index.
+        self._bits = slice(base + game.faces, base + game.faces + B)
+        self._counts = slice(base, base + game.faces)
+        self._count_base = (game.dice_per_player + 1) ** np.arange(game.faces)
+        keys = self.obs[:R, self._counts].astype(np.int64) @ self._count_base
+        self._roll_order = np.argsort(keys)
+        self._roll_keys = keys[self._roll_order]
+
+    def rows(self, observations: np.ndarray) -> np.ndarray:
+        """The row (``m * R + r``) of each observation of the player to act, ``(n, obs_dim)``
+        as the environment gives them: the inverse of :attr:`obs`."""
+        obs = np.asarray(observations)
+        node = (obs[:, self._bits] > 0.5) @ (1 << np.arange(self.tree.B))
+        keys = np.rint(obs[:, self._counts]).astype(np.int64) @ self._count_base
+        return node * self.tree.R + self._roll_order[np.searchsorted(self._roll_keys, keys)]
 
     def to_tree_policy(self, probs: np.ndarray):
         """``(N * R, A)`` action probabilities -> :class:`TreePolicy`."""

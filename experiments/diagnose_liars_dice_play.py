@@ -49,16 +49,10 @@ from experiments import train_liars_dice_play as trainer  # noqa: E402
 class ExactValues:
     """The exact action values of a network's policy at any batch of decisions
     (:func:`dice_envs.agents.liars_dice_learned.action_value_table`, looked up by
-    information state: the public bid set and the mover's die)."""
+    information state, :meth:`~dice_envs.agents.liars_dice_learned.InfoStates.rows`)."""
 
     def __init__(self, game, states):
-        import torch
-
         self.game, self.states = game, states
-        lo = game.num_players + game.faces
-        self.faces = slice(game.num_players, lo)
-        self.bits = slice(lo, lo + game.num_bids)
-        self.powers = torch.tensor([2.0 ** k for k in range(game.num_bids)])
         self.table = None
 
     def refresh(self, net) -> None:
@@ -71,9 +65,10 @@ class ExactValues:
 
     def __call__(self, ro):
         """``(n, A)`` exact values at the rollout's decisions, 0 on illegal actions."""
-        node = (ro.obs[:, self.bits] @ self.powers).long()
-        roll = ro.obs[:, self.faces].argmax(1)  # one die each: the roll index is the face
-        return self.table[node * self.states.tree.R + roll].masked_fill(~ro.mask, 0.0)
+        import torch
+
+        rows = torch.from_numpy(self.states.rows(ro.obs.numpy()))
+        return self.table[rows].masked_fill(~ro.mask, 0.0)
 
 
 class ReachAverage:

@@ -155,6 +155,26 @@ def test_action_value_table_matches_per_player_values():
         assert np.array_equal(table[nodes], mine[nodes])
 
 
+@pytest.mark.parametrize("config", [{"faces": 3}, {"faces": 4, "wild": True}, {"faces": 3, "dice_per_player": 2}])
+def test_info_state_rows_invert_the_observations(config):
+    """Every information state's observation decodes to its own row, and so do the
+    environment's own observations of sampled games."""
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
+
+    game = LiarsDiceGame(**config)
+    states = InfoStates(PublicTree(game))
+    assert np.array_equal(states.rows(states.obs), np.arange(len(states.obs)))
+    batch = LiarsDiceBatch(64, game=game)
+    rng = np.random.default_rng(0)
+    batch.reset(rng)
+    while not batch.done.all():
+        idx = np.flatnonzero(~batch.done)
+        obs, mask = batch.observe_mover(where=idx), batch.action_mask(where=idx)
+        assert np.array_equal(states.obs[states.rows(obs)], obs) and np.array_equal(states.mask[states.rows(obs)], mask)
+        legal = [rng.choice(np.flatnonzero(row)) for row in mask]
+        batch.step(np.array(legal), rng, where=idx)
+
+
 def tabular_mmd_exploitability(optimism: float, updates: int = 200) -> float:
     tree = PublicTree(LiarsDiceGame(faces=4, wild=True))
     states = InfoStates(tree)
