@@ -94,8 +94,8 @@ average network every 100 updates did not help within 5 M steps (0.116 against 0
 Playing costs little: in a profile of the defaults, 4 % of the time went to playing the
 games and the rest to fitting the networks.
 
-Every ``--eval-every`` updates, and at the end, the policy network is run over all
-information states (one batch, :class:`dice_envs.agents.liars_dice_learned.InfoStates`)
+Every ``--eval-every`` updates, and at the end, the policy network (with ``--average``,
+the average network) is run over all information states (one batch, :class:`dice_envs.agents.liars_dice_learned.InfoStates`)
 and its policy evaluated exactly (:class:`experiments.liars_dice_training.ExactScorer`):
 exploitability (NashConv / 2) and value against the CFR+ equilibrium from both seats.
 That evaluation is the only use of the full tree; the learner never sees it.  A
@@ -106,7 +106,7 @@ game; ``steps_per_second`` counts them over the wall-clock time of this process
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_wild]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
 losses), ``checkpoint.pt`` (replaced atomically after every evaluation; rerunning the
-same command resumes), ``model.pt`` (the final policy network in the format
+same command resumes), ``model.pt`` (the final scored network in the format
 ``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
 input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
 last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
@@ -624,6 +624,7 @@ def train(args: Args) -> dict:
         saved["updates"] = updates
 
     scored = avg_net if args.average else net  # the network scored and saved
+    trained = (net, critic) + ((avg_net,) if args.average else ())  # checked for finite weights every update
 
     def evaluate_now():
         scores = scorer.scores(scored)
@@ -654,7 +655,7 @@ def train(args: Args) -> dict:
                 if args.average:
                     losses["average_loss"] = average_update(args, avg_net, opt_avg, buffer, ro)
                 if not all(np.isfinite(v) for v in losses.values()) or not all(
-                        bool(torch.isfinite(p).all()) for m in (net, critic, avg_net) for p in m.parameters()):
+                        bool(torch.isfinite(p).all()) for m in trained for p in m.parameters()):
                     raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "
                                      f"large?); the checkpoint at update {saved['updates']} is kept; try smaller "
                                      f"rates with another --run-dir")
