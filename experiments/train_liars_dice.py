@@ -132,6 +132,7 @@ from experiments.liars_dice_training import (  # noqa: E402
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass,
     atomic_file,
+    budget_fraction,
     budget_spent,
     check_args,
     damaged,
@@ -195,11 +196,7 @@ def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
     """Cosine decay from ``--learning-rate`` to ``--lr-floor`` over the budget (the
     ``--steps`` limit if given, else ``--minutes``): late updates move the policy
     little, and a finer fit keeps the network's error from driving the dynamics."""
-    if args.steps > 0:
-        done = steps / args.steps
-    else:
-        done = elapsed / (args.minutes * 60)
-    done = min(max(done, 0.0), 1.0)
+    done = budget_fraction(args, steps, elapsed)
     return float(args.lr_floor + 0.5 * (args.learning_rate - args.lr_floor) * (1.0 + np.cos(np.pi * done)))
 
 

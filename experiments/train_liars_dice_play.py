@@ -175,6 +175,7 @@ from experiments.liars_dice_training import (  # noqa: E402
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass,
     atomic_file,
+    budget_fraction,
     budget_spent,
     check_args,
     check_fields,
@@ -218,6 +219,8 @@ class Args:
     entropy: float = 0.01  # ppo: the entropy bonus
     eta: float = 0.2  # mmd: step size
     alpha: float = 0.1  # mmd: weight of the KL to the magnet
+    alpha_final: float = 0.0  # mmd: alpha decays geometrically to this over the budget (0: alpha stays constant)
+    lr_floor: float = 1.0  # every learning rate decays (cosine) to lr_floor x its start over the budget (1: constant)
     magnet_every: int = 0  # mmd: updates between magnet moves (0: never; the magnet stays uniform)
     magnet_to: str = "policy"  # mmd: what the magnet moves to: policy (the policy network) | average (--average's)
     optimism: float = 0.0  # mmd: q~ = q_t + optimism (q_t - q_{t-1})
@@ -255,8 +258,12 @@ def parse_args(argv=None) -> Args:
     check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
                                    "average_rows", "average_steps"),
                positive=("learning_rate", "critic_learning_rate", "average_learning_rate", "clip", "eta",
-                         "cfr_target"),
-               non_negative=("entropy", "alpha", "optimism", "magnet_every"), ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0)})
+                         "cfr_target", "lr_floor"),
+               non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every"),
+               ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
+    if args.alpha_final > args.alpha:
+        raise ValueError(f"--alpha-final must be at most --alpha ({args.alpha}): it is where alpha decays to, got "
+                         f"{args.alpha_final}")
     try:
         game = LiarsDiceGame(faces=args.faces, wild=args.wild)
     except ValueError as err:
@@ -447,6 +454,23 @@ def mmd_fit(args: Args, net, opt, magnet, ro: Rollout, q, q_prev) -> float:
 
 
 UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
+
+
+def scheduled(args: Args, done: float) -> Args:
+    """The options of the update at ``done`` (0 to 1) of the budget
+    (:func:`~experiments.training_common.budget_fraction`): every learning rate decays
+    by the cosine from its start to ``--lr-floor`` times it, and ``alpha`` geometrically
+    from ``--alpha`` to ``--alpha-final`` (when that is positive); the rest as given."""
+    lr_scale = args.lr_floor + 0.5 * (1.0 - args.lr_floor) * (1.0 + float(np.cos(np.pi * done)))
+    alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
+    return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
+                               critic_learning_rate=args.critic_learning_rate * lr_scale,
+                               average_learning_rate=args.average_learning_rate * lr_scale)
+
+
+def set_learning_rate(opt, rate: float) -> None:
+    for group in opt.param_groups:
+        group["lr"] = rate
 
 
 # -- the average policy (--average) ---------------------------------------------------------------
@@ -648,12 +672,16 @@ def train(args: Args) -> dict:
             if not history:
                 evaluate_now()
             while not stop.flag and not budget_spent(args, steps, elapsed):
+                now = scheduled(args, budget_fraction(args, steps, elapsed))
+                for optimiser, rate in ((opt, now.learning_rate), (opt_critic, now.critic_learning_rate),
+                                        (opt_avg, now.average_learning_rate)):
+                    set_learning_rate(optimiser, rate)
                 net.eval()
                 ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd" else ()))
                 net.train()
-                losses = update(args, net, critic, opt, opt_critic, modules.get("magnet"), ro)
+                losses = update(now, net, critic, opt, opt_critic, modules.get("magnet"), ro)
                 if args.average:
-                    losses["average_loss"] = average_update(args, avg_net, opt_avg, buffer, ro)
+                    losses["average_loss"] = average_update(now, avg_net, opt_avg, buffer, ro)
                 if not all(np.isfinite(v) for v in losses.values()) or not all(
                         bool(torch.isfinite(p).all()) for m in trained for p in m.parameters()):
                     raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "
@@ -664,7 +692,8 @@ def train(args: Args) -> dict:
                 if args.method == "mmd" and args.magnet_every and updates % args.magnet_every == 0:
                     magnet.load_state_dict((avg_net if args.magnet_to == "average" else net).state_dict())
                 elapsed = time.time() - start
-                scalars(writer, "train", dict(losses, mean_game_length=len(ro.ret) / args.games), steps)
+                scalars(writer, "train", dict(losses, mean_game_length=len(ro.ret) / args.games, alpha=now.alpha,
+                                              learning_rate=now.learning_rate), steps)
                 if updates % args.eval_every == 0:
                     evaluate_now()
             interrupted = stop.flag and not budget_spent(args, steps, elapsed)

@@ -90,6 +90,18 @@ def budget_seconds(args) -> float:
     return args.minutes * 60 if args.minutes > 0 else float("inf")
 
 
+def budget_fraction(args, steps: int, seconds: float) -> float:
+    """How much of the budget is used, from 0 to 1: of ``--steps`` if given, else of
+    ``--minutes`` (0 when neither limits the run); what schedules over the budget follow."""
+    if args.steps > 0:
+        done = steps / args.steps
+    elif args.minutes > 0:
+        done = seconds / budget_seconds(args)
+    else:
+        done = 0.0
+    return min(max(done, 0.0), 1.0)
+
+
 def budget_spent(args, steps: int, seconds: float) -> bool:
     """Whether ``--steps`` (if given) or ``--minutes`` (if given) is used up."""
     return seconds >= budget_seconds(args) or (args.steps > 0 and steps >= args.steps)

@@ -156,7 +156,8 @@ def test_exploration_bookkeeping(lp):
 
 #: with the average-policy network, its buffer small enough to wrap around (about 300 rows added per update)
 RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average", "--average-buffer", "2000",
-          "--average-rows", "300", "--magnet-every", "5", "--magnet-to", "average", *TINY]
+          "--average-rows", "300", "--magnet-every", "5", "--magnet-to", "average", "--alpha-final", "0.03",
+          "--lr-floor", "0.2", *TINY]
 
 
 @pytest.fixture(scope="module")
@@ -245,12 +246,29 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--critic-hidden", "0"), ("--faces", "7"), ("--learning-rate", "inf"), ("--seed", "-1"), ("--minibatch", "0"),
     ("--average-buffer", "0"), ("--average-rows", "0"), ("--average-steps", "0"), ("--average-learning-rate", "0"),
     ("--magnet-to", "best"), ("--magnet-to", "average"), ("--average-buffer", "1000000000000"),
+    ("--alpha-final", "0.5"), ("--alpha-final", "-0.01"), ("--lr-floor", "0"), ("--lr-floor", "1.5"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", *average, option, value])
     assert code == 2 and option in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_schedules_follow_the_budget(lp):
+    """alpha decays geometrically from --alpha to --alpha-final, every learning rate by
+    the cosine to --lr-floor times its start; without them nothing changes."""
+    args = lp.Args(alpha=0.1, alpha_final=0.025, lr_floor=0.1, learning_rate=1e-3, critic_learning_rate=2e-3,
+                   average_learning_rate=4e-3)
+    rates = ("learning_rate", "critic_learning_rate", "average_learning_rate")
+    start, middle, end = (lp.scheduled(args, done) for done in (0.0, 0.5, 1.0))
+    assert start == args
+    assert middle.alpha == pytest.approx(0.05) and end.alpha == pytest.approx(0.025)
+    for rate in rates:
+        assert getattr(middle, rate) == pytest.approx(0.55 * getattr(args, rate))
+        assert getattr(end, rate) == pytest.approx(0.1 * getattr(args, rate))
+    constant = lp.Args()
+    assert all(lp.scheduled(constant, done) == constant for done in (0.0, 0.3, 1.0))
 
 
 def test_average_buffer_keeps_the_newest_rows_and_round_trips(lp):
