@@ -178,10 +178,14 @@ class InfoStates:
         return out.reshape(N * R, -1) * self.mask
 
 
-def build_network(game_config: dict, hidden: str):
+def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
     """MLP on the observation plus one derived feature: a one-hot of the last bid
     (the highest bid flag set), which the rules make decisive and which an MLP
-    would otherwise have to extract from the bid flags itself."""
+    would otherwise have to extract from the bid flags itself.
+
+    With ``extra_inputs`` > 0 the network also takes ``forward(obs, extra)``, an
+    ``(n, extra_inputs)`` tensor appended to its input (a critic that sees more than
+    the mover's observation, as ``train_liars_dice_play.py --central-critic``)."""
     import torch
     import torch.nn as nn
 
@@ -195,18 +199,18 @@ def build_network(game_config: dict, hidden: str):
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            sizes = [obs_dim + game.num_bids] + [int(h) for h in hidden.split(",") if h.strip()]
+            sizes = [obs_dim + game.num_bids + extra_inputs] + [int(h) for h in hidden.split(",") if h.strip()]
             layers = []
             for a, b in zip(sizes, sizes[1:]):
                 layers += [nn.Linear(a, b), nn.ReLU()]
             layers.append(nn.Linear(sizes[-1], game.num_actions))
             self.mlp = nn.Sequential(*layers)
 
-        def forward(self, obs):
+        def forward(self, obs, extra=None):
             bits = obs[:, lo:hi]
             after = torch.flip(torch.cumsum(torch.flip(bits, [1]), 1), [1]) - bits
             last = bits * (after < 0.5).float()
-            return self.mlp(torch.cat([obs, last], dim=1))
+            return self.mlp(torch.cat([obs, last] + ([extra] if extra_inputs else []), dim=1))
 
     return Net()
 

@@ -129,6 +129,7 @@ def diagnose(ns, args, out=None) -> list:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     m = trainer.new_modules(args, game)
+    critics = trainer.Critics(m["critic"], m["opt_critic"], m["central"], m["opt_central"])
     batch = LiarsDiceBatch(args.games, game=game)
     exact, average, lines, start = ExactValues(game, states), ReachAverage(states), [], time.time()
     for update in range(1, ns.updates + 1):
@@ -143,9 +144,9 @@ def diagnose(ns, args, out=None) -> list:
         else:
             if update % ns.every == 0:
                 exact.refresh(m["net"])  # the policy that played: the critic's error is measured against it
-            q_prev = trainer.legal_values(m["critic"], ro)
-            trainer.fit_critic(args, m["critic"], m["opt_critic"], ro)
-            q = trainer.legal_values(m["critic"], ro)
+            q_prev = critics.values(ro)
+            critics.fit(args, ro)
+            q = critics.values(ro)
         trainer.mmd_fit(args, m["net"], m["opt"], m["magnet"], ro, q, q_prev)
         if args.magnet_every and update % args.magnet_every == 0:
             m["magnet"].load_state_dict(m["net"].state_dict())

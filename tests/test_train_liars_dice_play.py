@@ -85,7 +85,8 @@ def runs(lp, tmp_path_factory):
     """One short run of each method (3 faces, 60 updates of 256 games, seed 0)."""
     out = {}
     for name, options in (("mmd", ["--method", "mmd"]), ("ppo", ["--method", "ppo"]),
-                          ("mmd_average", ["--method", "mmd", *AVERAGE])):
+                          ("mmd_average", ["--method", "mmd", *AVERAGE]),
+                          ("mmd_central", ["--method", "mmd", "--central-critic"])):
         run = tmp_path_factory.mktemp(name) / "run"
         code = lp.main([*options, "--run-dir", str(run), "--steps", "60000", "--eval-every", "20", *TINY])
         assert code == 0
@@ -93,11 +94,11 @@ def runs(lp, tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35)])
+@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35), ("mmd_central", 0.3)])
 def test_a_short_run_lowers_the_exploitability(runs, run, below):
     """Uniform play is exploitable by 0.72 on 3 faces; measured after about 60,000 agent
     steps (seed 0): mmd 0.19, ppo 0.23, the average network of mmd 0.25 (it trails the
-    policy early on, as an average does)."""
+    policy early on, as an average does), mmd with --central-critic 0.26."""
     report = json.loads((runs[run] / "curve.json").read_text())
     method = run.split("_")[0]
     assert report["method"] == method and report["steps"] >= 60000
@@ -154,10 +155,50 @@ def test_exploration_bookkeeping(lp):
     assert torch.allclose(same.weight, torch.ones_like(same.weight), atol=1e-5)
 
 
+def test_the_other_players_observation_and_posterior_weights(lp):
+    """``other_obs`` is the other seat's observation of the same game (same bids, the
+    other die); ``posterior_weight`` is below 1 only at the other player's decisions
+    after a deviation, where it equals ``weight``; before a deviation it is 1."""
+    from dice_envs.agents.liars_dice_learned import build_network
+    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
+
+    game = LiarsDiceGame(faces=3)
+    torch.manual_seed(0)
+    net = build_network(game.config(), "8")
+    ro = lp.play(LiarsDiceBatch(256, game=game), net, np.random.default_rng(1), explore=0.5)
+    seats, faces = game.num_players, game.faces
+    assert torch.equal(ro.obs[:, :seats], 1 - ro.other_obs[:, :seats])  # the other seat
+    assert torch.equal(ro.obs[:, seats + faces:], ro.other_obs[:, seats + faces:])  # the same public history
+    assert torch.equal(ro.other_obs[:, seats:seats + faces].sum(1), torch.ones(len(ro.ret)))  # one die
+    before = ro.weight == 0  # decisions before their game's deviation
+    assert bool(before.any()) and torch.equal(ro.posterior_weight[before], torch.ones(int(before.sum())))
+    below = ro.posterior_weight < 1
+    assert bool(below.any()) and torch.equal(ro.posterior_weight[below], ro.weight[below])
+    plain = lp.play(LiarsDiceBatch(64, game=game), net, np.random.default_rng(1))
+    assert torch.equal(plain.posterior_weight, torch.ones_like(plain.posterior_weight))
+
+
+def test_the_critic_fitted_to_the_central_critic_learns_the_posterior_mean(lp):
+    """Two decisions with the same observation whose central values differ (the other's
+    die differs): the critic, fitted over every legal action, learns their weighted mean."""
+    args = lp.Args(minibatch=4, epochs=1)
+    critic = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(critic.parameters(), lr=0.05)
+    obs = torch.tensor([[1.0, 0.0, 1.0]] * 2)
+    target = torch.tensor([[1.0, -1.0], [-1.0, 0.5]])
+    ro = lp.Rollout(obs=obs, mask=torch.ones(2, 2, dtype=torch.bool), action=None, log_prob=None,
+                    ret=torch.zeros(2), weight=None, policy=None, own_reach=None, other_obs=None,
+                    posterior_weight=torch.tensor([3.0, 1.0]))
+    for _ in range(500):
+        lp.fit_critic_to(args, critic, opt, ro, target)
+    assert critic(obs[:1]).detach()[0].tolist() == pytest.approx([0.5, -0.625], abs=1e-3)
+
+
 #: with the average-policy network, its buffer small enough to wrap around (about 300 rows added per update)
 RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average", "--average-buffer", "2000",
           "--average-rows", "300", "--magnet-every", "5", "--magnet-to", "average", "--alpha-final", "0.03",
-          "--lr-floor", "0.2", *TINY]
+          "--lr-floor", "0.2", "--central-critic", *TINY]
 
 
 @pytest.fixture(scope="module")
