@@ -135,8 +135,9 @@ last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
 ``steps_per_second``, the CFR+ reference, the curve and the options.
 
 Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_training`):
-``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet`` and (``--average``)
-``average_net``, ``opt_average`` and ``average_buffer`` (its rows) state dicts, and
+``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet``, (``--central-critic``)
+``central`` and ``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and
+``average_buffer`` (its rows) state dicts, and
 the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
 Python's, numpy's and torch's generators and the generator that rolls the dice and
 samples the actions).  Every update starts fresh games, so nothing else is needed:
@@ -149,7 +150,8 @@ the option, both values and what to do.  A finished run that is rerun prints its
 
 Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
 ``ppo`` or ``mmd``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
-positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--explore``
+positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--alpha-final``
+from 0 to ``--alpha``, ``--lr-floor`` above 0 and at most 1, ``--explore``
 and ``--explore-sharpness`` from 0 to 1, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
 average (average only with ``--average``), ``--average-weighting`` linear or uniform, an
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
