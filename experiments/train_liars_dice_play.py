@@ -109,7 +109,9 @@ reached 0.090 at 5.1 M steps at 20 k steps/s, against 0.124 at 4.8 M (and 13 k s
 with 4 epochs on minibatches of 1,024 at ``--eta`` 0.05; ``--eta`` 0.05 with the first
 settings was slower (0.164 against 0.116 at 3.8 M), and 8,192 games with 1 epoch at
 ``--eta`` 0.2 unstable (the iterate at 0.57 after 75 updates).  Moving the magnet to the
-average network every 100 updates did not help within 5 M steps (0.116 against 0.090).
+average network every 100 updates did not help within 5 M steps (0.116 against 0.090), nor over
+30 minutes (final 0.094, best 0.085, against 0.0785 and 0.0643; the iterate was steadier, 0.15-0.24
+over the second half against 0.24-0.54).
 Playing costs little: in a profile of the defaults, 4 % of the time went to playing the
 games and the rest to fitting the networks.
 
