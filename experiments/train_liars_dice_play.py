@@ -547,6 +547,7 @@ def scheduled(args: Args, done: float) -> Args:
 
 
 def set_learning_rate(opt, rate: float) -> None:
+    """Set an Adam optimiser's rate (every parameter group) for the next steps."""
     for group in opt.param_groups:
         group["lr"] = rate
 
