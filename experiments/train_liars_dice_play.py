@@ -72,7 +72,10 @@ geometrically (the regularised equilibrium's exploitability falls with ``alpha``
 0.031 at 0.05, 0.010 at 0.02).  Measured (wild, 30 minutes, seed 0): ``--alpha-final``
 0.03 with ``--lr-floor`` 0.1 ended worse, 0.098 (best 0.058 at 20 minutes), the iterate
 rising to 0.4-0.8 as ``alpha`` fell: from samples the smaller ``alpha`` destabilises the
-iterate before the average gains from it.
+iterate before the average gains from it.  Without the wild face (same settings, seed 0) it
+helped: final 0.0275 and best 0.0233 against 0.035 and 0.031; with ``--alpha-final`` 0.02 the
+best was 0.0203 (20.5 minutes) and the final 0.037, the iterate swinging (0.03-0.24) once
+``alpha`` fell below about 0.04.
 
 Average policy (``--average``, either method): a second network of the same shape
 learns the time average of the played policies, as NFSP's average network does
