@@ -135,6 +135,7 @@ from experiments.training_common import (  # noqa: E402
     budget_fraction,
     budget_spent,
     check_args,
+    cosine_decay,
     damaged,
     jsonable,
     layer_sizes,
@@ -196,8 +197,7 @@ def fit_learning_rate(args: Args, elapsed: float, steps: int) -> float:
     """Cosine decay from ``--learning-rate`` to ``--lr-floor`` over the budget (the
     ``--steps`` limit if given, else ``--minutes``): late updates move the policy
     little, and a finer fit keeps the network's error from driving the dynamics."""
-    done = budget_fraction(args, steps, elapsed)
-    return float(args.lr_floor + 0.5 * (args.learning_rate - args.lr_floor) * (1.0 + np.cos(np.pi * done)))
+    return cosine_decay(args.learning_rate, args.lr_floor, budget_fraction(args, steps, elapsed))
 
 
 # -- checkpoint -------------------------------------------------------------------------------

@@ -205,6 +205,7 @@ from experiments.training_common import (  # noqa: E402
     budget_spent,
     check_args,
     check_fields,
+    cosine_decay,
     damaged,
     jsonable,
     layer_sizes,
@@ -542,7 +543,7 @@ def scheduled(args: Args, done: float) -> Args:
     (:func:`~experiments.training_common.budget_fraction`): every learning rate decays
     by the cosine from its start to ``--lr-floor`` times it, and ``alpha`` geometrically
     from ``--alpha`` to ``--alpha-final`` (when that is positive); the rest as given."""
-    lr_scale = args.lr_floor + 0.5 * (1.0 - args.lr_floor) * (1.0 + float(np.cos(np.pi * done)))
+    lr_scale = cosine_decay(1.0, args.lr_floor, done)
     alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
     return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
                                critic_learning_rate=args.critic_learning_rate * lr_scale,

@@ -102,6 +102,12 @@ def budget_fraction(args, steps: int, seconds: float) -> float:
     return min(max(done, 0.0), 1.0)
 
 
+def cosine_decay(start: float, end: float, done: float) -> float:
+    """The value at ``done`` (0 to 1, e.g. :func:`budget_fraction`) of a cosine schedule
+    from ``start`` to ``end``."""
+    return float(end + 0.5 * (start - end) * (1.0 + np.cos(np.pi * done)))
+
+
 def budget_spent(args, steps: int, seconds: float) -> bool:
     """Whether ``--steps`` (if given) or ``--minutes`` (if given) is used up."""
     return seconds >= budget_seconds(args) or (args.steps > 0 and steps >= args.steps)
