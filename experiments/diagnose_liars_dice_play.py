@@ -134,7 +134,7 @@ def diagnose(ns, args, out=None) -> list:
     exact, average, lines, start = ExactValues(game, states), ReachAverage(states), [], time.time()
     for update in range(1, ns.updates + 1):
         m["net"].eval()
-        ro = trainer.play(batch, m["net"], rng, args.explore, args.explore_sharpness)
+        ro = trainer.play(batch, m["net"], rng, args.explore, args.explore_sharpness, other=args.central_critic)
         m["net"].train()
         if ns.exact_critic:  # q_prev: the previous policy's values, for --optimism
             q_prev = None if exact.table is None else exact(ro)

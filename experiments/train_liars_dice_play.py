@@ -318,11 +318,12 @@ class Rollout(NamedTuple):
     weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
     policy: object  # (n, A) float32: the policy network's probabilities at the decision
     own_reach: object  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
-    other_obs: object  # (n, obs_dim) float32: the other player's observation (its dice), seen once the game is over
+    other_obs: object  # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
     posterior_weight: object  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
 
 
-def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0) -> Rollout:
+def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0,
+         other: bool = False) -> Rollout:
     """Play every game of ``batch`` from a fresh deal to the end, every seat choosing
     by ``net`` (actions drawn with ``rng``); returns all decisions with their payoffs.
 
@@ -340,8 +341,9 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     ``policy`` holds the network's probabilities at every decision (before a deviation
     replaces them); ``own_reach`` is False at the decisions of a player after its own
     deviation, which its policy would have reached less often (``--average`` learns only
-    from the others).  ``other_obs`` is the other player's observation at the decision
-    (what ``--central-critic`` sees, the dice revealed at the end); ``posterior_weight`` is
+    from the others).  With ``other``, ``other_obs`` is the other player's observation at
+    the decision (what ``--central-critic`` sees, the dice revealed at the end; else
+    None); ``posterior_weight`` is
     1 where the other player's dice are drawn as the policy's own play implies (every
     decision but the other player's after a deviation) and the deviation's capped ratio
     there, as ``weight``."""
@@ -364,7 +366,7 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
         obs = batch.observe_mover(where=idx)
         mask = batch.action_mask(where=idx).astype(bool)
         mover = batch.current_player(where=idx)
-        other_obs = batch.observe(1 - mover, where=idx)
+        other_obs = batch.observe(1 - mover, where=idx) if other else np.zeros((len(idx), 0), np.float32)
         with torch.no_grad():
             lp = masked_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
         p = np.exp(lp.astype(np.float64)) * mask
@@ -397,7 +399,7 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
                    torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
                    torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(policy),
-                   torch.from_numpy(own_reach), torch.from_numpy(other_obs),
+                   torch.from_numpy(own_reach), torch.from_numpy(other_obs) if other else None,
                    torch.from_numpy(posterior_weight.astype(np.float32)))
 
 
@@ -769,7 +771,8 @@ def train(args: Args) -> dict:
                     if optimiser is not None:
                         set_learning_rate(optimiser, rate)
                 net.eval()
-                ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd" else ()))
+                ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd" else ()),
+                          other=args.central_critic)
                 net.train()
                 losses = update(now, net, opt, critics, modules.get("magnet"), ro)
                 if args.average:

@@ -166,7 +166,7 @@ def test_the_other_players_observation_and_posterior_weights(lp):
     game = LiarsDiceGame(faces=3)
     torch.manual_seed(0)
     net = build_network(game.config(), "8")
-    ro = lp.play(LiarsDiceBatch(256, game=game), net, np.random.default_rng(1), explore=0.5)
+    ro = lp.play(LiarsDiceBatch(256, game=game), net, np.random.default_rng(1), explore=0.5, other=True)
     seats, faces = game.num_players, game.faces
     assert torch.equal(ro.obs[:, :seats], 1 - ro.other_obs[:, :seats])  # the other seat
     assert torch.equal(ro.obs[:, seats + faces:], ro.other_obs[:, seats + faces:])  # the same public history
@@ -177,6 +177,7 @@ def test_the_other_players_observation_and_posterior_weights(lp):
     assert bool(below.any()) and torch.equal(ro.posterior_weight[below], ro.weight[below])
     plain = lp.play(LiarsDiceBatch(64, game=game), net, np.random.default_rng(1))
     assert torch.equal(plain.posterior_weight, torch.ones_like(plain.posterior_weight))
+    assert plain.other_obs is None  # gathered only when asked for (``--central-critic``)
 
 
 def test_the_critic_fitted_to_the_central_critic_learns_the_posterior_mean(lp):
