@@ -1,13 +1,15 @@
-"""A learned (torch) policy for two-player Liar's Dice, and its exact evaluation.
+"""Learned policies (a torch network, or a table) for two-player Liar's Dice, and their exact evaluation.
 
 * :func:`build_network`: the policy network (an MLP on ``liars_dice_v0``'s
   observation, plus a one-hot of the last bid derived from it);
 * :class:`LearnedLiarsDicePolicy`: a trained network as a policy
   (``action_probabilities(state)`` for :func:`dice_envs.agents.liars_dice_solver.evaluate`,
   ``act(observation, rng)`` for the environment, :meth:`~LearnedLiarsDicePolicy.tree_policy`
-  for all information states in one batch); ``LearnedLiarsDicePolicy.load(path)``
-  reads the ``model.pt`` written by ``experiments/train_liars_dice.py`` (full width) and
-  ``experiments/train_liars_dice_play.py`` (sampled self-play), the same format;
+  for all information states in one batch), and :class:`TabularLiarsDicePolicy`, the same
+  for a table over the information states; :func:`load_model` reads the ``model.pt``
+  written by ``experiments/train_liars_dice.py`` (full width, a network) and
+  ``experiments/train_liars_dice_play.py`` (sampled play: a network, or a table for
+  ``--method mccfr``);
 * :class:`InfoStates`: every information state as network input rows;
 * :func:`action_values`: exact action values of a player against a policy profile,
   :func:`action_value_table` the same for every information state's acting player;
@@ -222,34 +224,18 @@ def masked_log_probs(net, obs, mask):
     return torch.log_softmax(logits, dim=-1)
 
 
-class LearnedLiarsDicePolicy:
-    """A trained network as a policy: ``action_probabilities(state)`` for the solver's
-    evaluator and agents, :meth:`act` for ``liars_dice_v0`` observations, and
-    :meth:`tree_policy` (all information states in one batch)."""
+class _ObservationPolicy:
+    """What both kinds of saved policy offer on top of ``probabilities(observations, masks)``:
+    ``action_probabilities(state)`` for the solver's evaluator and agents, :meth:`act` for
+    ``liars_dice_v0`` observations and :meth:`tree_policy` (all information states in one
+    batch)."""
 
-    def __init__(self, game, net):
-        self.game = game
-        self.net = net.eval()
+    game = None
 
-    @classmethod
-    def load(cls, path):
-        import torch
-
-        from dice_envs.liars_dice import LiarsDiceGame
-
-        try:  # weights_only: tensors and plain containers; a crafted pickle cannot run code
-            blob = torch.load(path, map_location="cpu", weights_only=True)
-            game = LiarsDiceGame(**blob["game"])
-            net = build_network(blob["game"], blob["hidden"])
-            net.load_state_dict(blob["net"])
-        except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
-            raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
-                             f"experiments/train_liars_dice.py or train_liars_dice_play.py ({type(err).__name__}: {str(err)[:200]})") from None
-        return cls(game, net)
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def probabilities_from_observation(self, observation) -> np.ndarray:
-        import torch
-
         obs = np.asarray(observation, np.float32).reshape(1, -1)
         g = self.game
         bits = obs[0, g.num_players + g.faces : g.num_players + g.faces + g.num_bids] > 0.5
@@ -257,11 +243,7 @@ class LearnedLiarsDicePolicy:
         mask = np.zeros((1, g.num_actions), bool)
         mask[0, (made.max() + 1 if made.size else 0) : g.num_bids] = True
         mask[0, g.call_action] = made.size > 0
-        with torch.no_grad():
-            lp = masked_log_probs(self.net, torch.from_numpy(obs), torch.from_numpy(mask))
-        p = lp.exp().numpy()[0].astype(np.float64)
-        p[~mask[0]] = 0.0
-        return p / p.sum()
+        return self.probabilities(obs, mask)[0]
 
     def action_probabilities(self, state):
         p = self.probabilities_from_observation(state.observation(state.current_player))
@@ -273,6 +255,26 @@ class LearnedLiarsDicePolicy:
         p = self.probabilities_from_observation(observation)
         return int(rng.choice(len(p), p=p))
 
+    def tree_policy(self, tree, states: "InfoStates | None" = None):
+        states = states or InfoStates(tree)
+        return states.to_tree_policy(self.probabilities(states.obs, states.mask))
+
+
+class LearnedLiarsDicePolicy(_ObservationPolicy):
+    """A trained network as a policy (see :class:`_ObservationPolicy` for what it offers)."""
+
+    def __init__(self, game, net):
+        self.game = game
+        self.net = net.eval()
+
+    @classmethod
+    def load(cls, path):
+        """The network of a ``model.pt`` (:func:`load_model` reads either kind of model)."""
+        policy = load_model(path)
+        if not isinstance(policy, cls):
+            raise ValueError(f"{os.fspath(path)!r} holds a table, not a network")
+        return policy
+
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""
         import torch
@@ -283,9 +285,64 @@ class LearnedLiarsDicePolicy:
         p = lp.exp().numpy().astype(np.float64) * masks
         return p / p.sum(axis=1, keepdims=True)
 
-    def tree_policy(self, tree, states: "InfoStates | None" = None):
-        states = states or InfoStates(tree)
-        return states.to_tree_policy(self.probabilities(states.obs, states.mask))
+
+class TabularLiarsDicePolicy(_ObservationPolicy):
+    """A policy given as a table: one row of action probabilities per information state,
+    in :class:`InfoStates` order (what tabular learners such as
+    ``experiments/train_liars_dice_play.py --method mccfr`` save).
+
+    Raises:
+        ValueError: the table is not ``(information states, actions)`` of ``game``, holds
+            negative or non-finite numbers, or a row's legal probabilities do not sum to 1.
+    """
+
+    def __init__(self, game, table: np.ndarray):
+        from dice_envs.agents.liars_dice_solver import PublicTree
+
+        self.game = game
+        self.states = InfoStates(PublicTree(game))
+        table = np.asarray(table, np.float64)
+        mask = self.states.mask
+        if table.shape != mask.shape:
+            raise ValueError(f"a policy table of {game!r} has shape {mask.shape}, got {table.shape}")
+        if not np.isfinite(table).all() or (table < 0).any():
+            raise ValueError("a policy table holds negative or non-finite probabilities")
+        sums = np.where(mask, table, 0.0).sum(1)
+        if not np.allclose(sums, 1.0, atol=1e-6):
+            row = int(np.argmax(np.abs(sums - 1.0)))
+            raise ValueError(f"row {row} of the policy table sums to {sums[row]:.6g} over its legal actions, not 1")
+        self.table = np.where(mask, table, 0.0)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""
+        p = self.table[self.states.rows(np.asarray(observations, np.float32))] * np.asarray(masks, bool)
+        return p / p.sum(axis=1, keepdims=True)
+
+
+def load_model(path):
+    """The policy in a ``model.pt`` of ``experiments/train_liars_dice.py`` or
+    ``train_liars_dice_play.py``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
+    ``hidden``, ``net``) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
+    Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code.
+
+    Raises:
+        ValueError: naming the file, if it is not such a model."""
+    import torch
+
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        game = LiarsDiceGame(**blob["game"])
+        if "table" in blob:
+            return TabularLiarsDicePolicy(game, blob["table"].numpy())
+        net = build_network(blob["game"], blob["hidden"])
+        net.load_state_dict(blob["net"])
+    except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
+        raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
+                         f"experiments/train_liars_dice.py or train_liars_dice_play.py ({type(err).__name__}: "
+                         f"{str(err)[:200]})") from None
+    return LearnedLiarsDicePolicy(game, net)
 
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):

@@ -5,7 +5,7 @@ rules-core states: ``"random"``, ``"equilibrium"`` (the CFR+ policy of
 :mod:`dice_envs.agents.liars_dice_solver`, two players), a model saved by
 ``experiments/train_liars_dice.py`` (``.pt``), or any object answering
 ``action_probabilities(state)`` (a :class:`~dice_envs.agents.liars_dice_solver.TreePolicy`,
-a :class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`, ...).
+a :class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy` or ``TabularLiarsDicePolicy``, ...).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ def make_opponent(spec, game, exploitability: float = 1e-4):
     if isinstance(spec, (str, os.PathLike)) and str(spec).endswith(".pt"):
         if not os.path.exists(spec):
             raise ValueError(f"opponent: no such model file {str(spec)!r}")
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice_learned import load_model
 
-        policy = LearnedLiarsDicePolicy.load(spec)
+        policy = load_model(spec)
         if policy.game != game:
             raise ValueError(f"opponent model {str(spec)!r} is for {policy.game.config()}, not {game.config()}")
         return PolicyOpponent(policy)

@@ -13,7 +13,7 @@ sampled play.
 * a Stable-Baselines3 model, ``MODEL.zip`` (:class:`NetworkAgent`; rebuilt without
   unpickling, :mod:`dice_envs.agents.sb3_models`); a ``MODEL.json`` beside it, as the
   training scripts write, tells which observation and goal it was trained on;
-* a project model, ``MODEL.pt`` (Liar's Dice, :class:`LiarsDiceNetworkAgent`);
+* a project model, ``MODEL.pt`` (Liar's Dice, a network or a table, :class:`LiarsDiceNetworkAgent`);
 * an RLlib checkpoint directory, written by ``algo.save_to_path`` with
   :func:`dice_envs.rllib.ppo_config` (:class:`RLlibAgent`; RLlib's checkpoints are
   pickles: load only your own);
@@ -130,9 +130,9 @@ class NetworkAgent(Agent):
 
 
 class LiarsDiceNetworkAgent(Agent):
-    """A network saved by ``experiments/train_liars_dice.py`` (``model.pt``,
-    :class:`dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`); its
-    probabilities (it was trained as a mixed strategy)."""
+    """A model saved by ``experiments/train_liars_dice*.py`` (``model.pt``: a network,
+    :class:`dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`, or a table,
+    ``TabularLiarsDicePolicy``); its probabilities (it was trained as a mixed strategy)."""
 
     kind = "torch"
 
@@ -241,9 +241,9 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
     if spec.endswith(".pt"):
         if not os.path.isfile(spec):
             raise ValueError(f"model file {spec!r} does not exist")
-        from .liars_dice_learned import LearnedLiarsDicePolicy
+        from .liars_dice_learned import load_model
 
-        return LiarsDiceNetworkAgent(LearnedLiarsDicePolicy.load(spec), os.path.basename(spec))
+        return LiarsDiceNetworkAgent(load_model(spec), os.path.basename(spec))
     if ":" in spec:
         module, _, attr = spec.partition(":")
         try:

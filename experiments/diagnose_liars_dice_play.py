@@ -128,7 +128,7 @@ def diagnose(ns, args, out=None) -> list:
     states = scorer.states
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    m = trainer.new_modules(args, game)
+    m = trainer.new_modules(args, game, states)
     critics = trainer.Critics(m["critic"], m["opt_critic"], m["central"], m["opt_central"])
     batch = LiarsDiceBatch(args.games, game=game)
     exact, average, lines, start = ExactValues(game, states), ReachAverage(states), [], time.time()

@@ -15,8 +15,8 @@ Both keep a run in one directory (``--run-dir``) with the same files and the sam
   place; a damaged or foreign file is refused with a ``ValueError`` naming the file and
   ``remove <dir> to start over``, an option that differs from the checkpoint's with one
   naming the option (:func:`experiments.training_common.check_resume_args`);
-* ``model.pt``: the final policy network in the format
-  :meth:`dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy.load` reads
+* ``model.pt``: the final policy (a network, or a table for ``--method mccfr``) in the
+  format :func:`dice_envs.agents.liars_dice_learned.load_model` reads
   (``dice-envs evaluate liars-dice``); a ``model.pt`` without a ``checkpoint.pt`` is
   refused rather than overwritten (:func:`open_run`);
 * ``tb/`` (TensorBoard), ``curve.json`` (the report) and ``exploitability.png``.
@@ -177,11 +177,18 @@ class ExactScorer:
     def scores(self, net) -> dict:
         """Exploitability, NashConv, self-play value and value against the CFR+ equilibrium
         (mean and per seat) of ``net``'s policy (plain Python numbers)."""
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, exact_scores
+        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
 
         net.eval()
-        policy = LearnedLiarsDicePolicy(self.game, net).tree_policy(self.tree, self.states)
-        return jsonable(exact_scores(self.tree, policy, self.eq.policy))
+        return self.scores_table(LearnedLiarsDicePolicy(self.game, net).probabilities(self.states.obs,
+                                                                                       self.states.mask))
+
+    def scores_table(self, probs: np.ndarray) -> dict:
+        """:meth:`scores` of a policy given as a table, ``(information states, actions)``
+        in :class:`~dice_envs.agents.liars_dice_learned.InfoStates` order."""
+        from dice_envs.agents.liars_dice_learned import exact_scores
+
+        return jsonable(exact_scores(self.tree, self.states.to_tree_policy(probs), self.eq.policy))
 
     def reference(self) -> dict:
         """The CFR+ reference's fields of a report."""
@@ -256,6 +263,17 @@ def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
 
     with file(path) as tmp:
         torch.save({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
+
+
+def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> None:
+    """A policy table as :func:`~dice_envs.agents.liars_dice_learned.load_model` reads it:
+    ``game`` (its config) and ``table`` (``(information states, actions)`` probabilities,
+    float64, in :class:`~dice_envs.agents.liars_dice_learned.InfoStates` order); written
+    atomically."""
+    import torch
+
+    with file(path) as tmp:
+        torch.save({"game": game.config(), "table": torch.from_numpy(np.asarray(table, np.float64))}, tmp)
 
 
 def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str, label: str,

@@ -1,5 +1,5 @@
 """experiments/train_liars_dice_play.py: Liar's Dice learners that see only sampled self-play
-games (PPO, MMD with sampled returns), scored exactly.
+games (PPO, MMD with sampled returns, outcome-sampling MCCFR), scored exactly.
 
 * a short run of each method on one 3-faced die each lowers the exact exploitability
   (seeds fixed; the measured values are pinned loosely);
@@ -86,7 +86,8 @@ def runs(lp, tmp_path_factory):
     out = {}
     for name, options in (("mmd", ["--method", "mmd"]), ("ppo", ["--method", "ppo"]),
                           ("mmd_average", ["--method", "mmd", *AVERAGE]),
-                          ("mmd_central", ["--method", "mmd", "--central-critic"])):
+                          ("mmd_central", ["--method", "mmd", "--central-critic"]),
+                          ("mccfr", ["--method", "mccfr"])):
         run = tmp_path_factory.mktemp(name) / "run"
         code = lp.main([*options, "--run-dir", str(run), "--steps", "60000", "--eval-every", "20", *TINY])
         assert code == 0
@@ -94,11 +95,13 @@ def runs(lp, tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35), ("mmd_central", 0.3)])
+@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35), ("mmd_central", 0.3),
+                                       ("mccfr", 0.15)])
 def test_a_short_run_lowers_the_exploitability(runs, run, below):
     """Uniform play is exploitable by 0.72 on 3 faces; measured after about 60,000 agent
     steps (seed 0): mmd 0.19, ppo 0.23, the average network of mmd 0.25 (it trails the
-    policy early on, as an average does), mmd with --central-critic 0.26."""
+    policy early on, as an average does), mmd with --central-critic 0.26, mccfr's average
+    policy (tables) 0.09."""
     report = json.loads((runs[run] / "curve.json").read_text())
     method = run.split("_")[0]
     assert report["method"] == method and report["steps"] >= 60000
@@ -108,15 +111,16 @@ def test_a_short_run_lowers_the_exploitability(runs, run, below):
     assert report["best_exploitability"] == min(h["exploitability"] for h in report["curve"])
     assert report["steps_per_second"] > 0 and 0 < report["cfr_plus_exploitability"] <= 1e-4
     assert list((runs[run] / "tb").glob("events.*")) and not list(runs[run].glob("*.tmp*"))
-    assert ("average" in report["description"]) == (run == "mmd_average")
+    assert ("average" in report["description"]) == (run in ("mmd_average", "mccfr"))
     assert 0 < report["current_exploitability"] < first
 
 
-def test_the_model_rescores_through_the_cli(runs, capsys):
+@pytest.mark.parametrize("run", ["mmd", "mccfr"])
+def test_the_model_rescores_through_the_cli(runs, capsys, run):
     from dice_envs.cli import main as cli_main
 
-    report = json.loads((runs["mmd"] / "curve.json").read_text())
-    assert cli_main(["evaluate", "liars-dice", str(runs["mmd"] / "model.pt"), "--faces", "3", "--json"]) == 0
+    report = json.loads((runs[run] / "curve.json").read_text())
+    assert cli_main(["evaluate", "liars-dice", str(runs[run] / "model.pt"), "--faces", "3", "--json"]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
     assert scored["value"] == pytest.approx(report["value_vs_equilibrium"], abs=1e-9)  # against CFR+, both seats
@@ -202,17 +206,26 @@ RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average
           "--lr-floor", "0.2", "--central-critic", *TINY]
 
 
+#: --method mccfr: its tables and the dealing generator are the whole state
+RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *TINY]
+
+
 @pytest.fixture(scope="module")
 def reference(lp, tmp_path_factory):
-    run = tmp_path_factory.mktemp("reference") / "run"
-    assert lp.main(["--run-dir", str(run), *RESUME]) == 0
-    return snapshot(run)
+    out = {}
+    for name, options in (("mmd", RESUME), ("mccfr", RESUME_MCCFR)):
+        run = tmp_path_factory.mktemp("reference") / "run"
+        assert lp.main(["--run-dir", str(run), *options]) == 0
+        out[name] = snapshot(run)
+    return out
 
 
 @pytest.mark.parametrize("how", ["killed after a checkpoint", "ctrl-c"])
-def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how):
+@pytest.mark.parametrize("method", ["mmd", "mccfr"])
+def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, method):
     run = tmp_path / "run"
-    argv = ["--run-dir", str(run), *RESUME]
+    argv = ["--run-dir", str(run), *(RESUME if method == "mmd" else RESUME_MCCFR)]
+    reference = reference[method]
     if how == "killed after a checkpoint":
         real, writes = lp.atomic_file, []
 
@@ -230,15 +243,17 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how):
         monkeypatch.undo()
         assert snapshot(run)["updates"] == 8
     else:
-        real_play, calls = lp.play, []
+        from dice_envs.liars_dice_batched import LiarsDiceBatch
 
-        def play(*a, **k):
+        real_reset, calls = LiarsDiceBatch.reset, []
+
+        def reset(*a, **k):
             calls.append(1)
             if len(calls) == 6:
-                signal.raise_signal(signal.SIGINT)  # Ctrl-C during update 6
-            return real_play(*a, **k)
+                signal.raise_signal(signal.SIGINT)  # Ctrl-C during update 6 (each update deals once)
+            return real_reset(*a, **k)
 
-        monkeypatch.setattr(lp, "play", play)
+        monkeypatch.setattr(LiarsDiceBatch, "reset", reset)
         code, report, err = call(lp, capsys, argv)
         monkeypatch.undo()
         assert code == 130 and report["interrupted"] and report["updates"] == 6 and "interrupted" in err
@@ -289,10 +304,13 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--average-buffer", "0"), ("--average-rows", "0"), ("--average-steps", "0"), ("--average-learning-rate", "0"),
     ("--magnet-to", "best"), ("--magnet-to", "average"), ("--average-buffer", "1000000000000"),
     ("--alpha-final", "0.5"), ("--alpha-final", "-0.01"), ("--lr-floor", "0"), ("--lr-floor", "1.5"),
+    ("--regret-discount", "-1"), ("--explore", "0"), ("--average", None), ("--central-critic", None),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
-    average = ["--average"] if option == "--average-buffer" else []
-    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", *average, option, value])
+    before = (["--average"] if option == "--average-buffer" else []) + (
+        ["--method", "mccfr"] if option in ("--explore", "--average", "--central-critic") and value != "2" else [])
+    given = [option] + ([] if value is None else [value])
+    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", *before, *given])
     assert code == 2 and option in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
 
