@@ -385,6 +385,8 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("model,wild,exploitability", [
+    ("liars_dice_play_mccfr_wild.pt", True, 0.0059312),  # tables, seed 0, 30 minutes
+    ("liars_dice_play_mccfr_nowild.pt", False, 0.0009200),  # tables, seed 0, 30 minutes
     ("liars_dice_play_mmd_average_wild.pt", True, 0.0785174),  # seed 0, 30 minutes
     ("liars_dice_play_mmd_average_nowild.pt", False, 0.0336088),  # seed 1, 30 minutes
     ("liars_dice_play_mmd_wild.pt", True, 0.6782515),
@@ -393,8 +395,8 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
     ("liars_dice_play_ppo_nowild.pt", False, 0.1822958),
 ])
 def test_committed_models_rescore_to_the_readme_table(lp, capsys, model, wild, exploitability):
-    """The final networks in experiments/models re-score, through the command line, to the
-    final exploitability of their runs in the README's table."""
+    """The final networks (and mccfr's tables) in experiments/models re-score, through the
+    command line, to the final exploitability of their runs in the README's table."""
     from dice_envs.cli import main as cli_main
 
     argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
