@@ -293,7 +293,8 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
 
     Raises:
         ValueError: the table is not ``(information states, actions)`` of ``game``, holds
-            negative or non-finite numbers, or a row's legal probabilities do not sum to 1.
+            negative or non-finite numbers or probability on illegal actions, or a row's
+            probabilities do not sum to 1.
     """
 
     def __init__(self, game, table: np.ndarray):
@@ -307,11 +308,13 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
             raise ValueError(f"a policy table of {game!r} has shape {mask.shape}, got {table.shape}")
         if not np.isfinite(table).all() or (table < 0).any():
             raise ValueError("a policy table holds negative or non-finite probabilities")
+        if (table[~mask] != 0).any():
+            raise ValueError("a policy table gives probability to illegal actions")
         sums = np.where(mask, table, 0.0).sum(1)
         if not np.allclose(sums, 1.0, atol=1e-6):
             row = int(np.argmax(np.abs(sums - 1.0)))
             raise ValueError(f"row {row} of the policy table sums to {sums[row]:.6g} over its legal actions, not 1")
-        self.table = np.where(mask, table, 0.0)
+        self.table = table
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""

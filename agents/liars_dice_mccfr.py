@@ -24,8 +24,9 @@ by ``t^d / (t^d + 1)`` after iteration ``t`` (``d = 1``: Linear CFR, Brown and S
 2019).  Each iteration's increments are the batch's means, so an iteration counts the same
 whatever the batch size.
 
-The average policy converges to a Nash equilibrium as the iterations grow; the evaluation
-of its exploitability (by the trainer, exactly) is the only use of the full game.
+The average policy converges to a Nash equilibrium as the iterations grow.  The tables
+are indexed by the game's information states (enumerated once, to lay them out), but no
+value is ever computed on the game tree: the payoffs come from the sampled games alone.
 """
 
 from __future__ import annotations
@@ -108,8 +109,7 @@ class OutcomeSamplingCFR:
             np.add.at(self.average, rows, (t * reach / sampled_h / n)[:, None] * sigma[rows])
             tail[idx] *= s_a
         if self.regret_discount:
-            w = float(t) ** self.regret_discount
-            self.regret *= w / (w + 1.0)
+            self.regret *= 1.0 / (1.0 + float(t) ** -self.regret_discount)  # t^d / (t^d + 1), without overflow
         return sum(len(d[0]) for d in decisions)
 
     def state_dict(self) -> dict:
@@ -118,17 +118,25 @@ class OutcomeSamplingCFR:
                 "iterations": np.array(self.iterations, np.int64)}
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore :meth:`state_dict`; ``ValueError`` if the tables do not fit this game
-        or hold non-finite numbers."""
+        """Restore :meth:`state_dict`; ``ValueError`` naming the problem if an entry is
+        missing, a table does not fit this game, holds non-finite numbers or weight on
+        illegal actions, the average a negative weight, or the count is not a whole
+        number >= 0."""
+        missing = [k for k in ("regret", "average", "iterations") if k not in state]
+        if missing:
+            raise ValueError(f"the tables lack {', '.join(missing)}")
         regret, average = (np.asarray(state[k], np.float64) for k in ("regret", "average"))
         for name, table in (("regret", regret), ("average", average)):
             if table.shape != self.mask.shape:
                 raise ValueError(f"the {name} table has shape {table.shape}, this game's is {self.mask.shape}")
             if not np.isfinite(table).all():
                 raise ValueError(f"non-finite numbers in the {name} table")
+            if (table[~self.mask] != 0).any():
+                raise ValueError(f"the {name} table has entries on illegal actions")
         if (average < 0).any():
             raise ValueError("negative weights in the average table")
-        iterations = int(state["iterations"])
-        if iterations < 0:
-            raise ValueError(f"negative iteration count {iterations}")
+        count = np.asarray(state["iterations"])
+        if count.shape != () or not np.issubdtype(count.dtype, np.integer) or int(count) < 0:
+            raise ValueError(f"the iteration count must be a whole number >= 0, got {count!r}")
+        iterations = int(count)
         self.regret, self.average, self.iterations = regret, average, iterations

@@ -119,7 +119,8 @@ def load_state_dicts(blob: dict, path: Path, run: Path, **targets) -> None:
                                                                for p in target.parameters()):
                 raise ValueError(f"non-finite numbers in {name}")
     except Exception as err:  # wrong shapes or names, a foreign optimiser state
-        raise damaged(path, f"not this run's networks: {type(err).__name__}: {str(err)[:200]}", run) from None
+        raise damaged(path, f"not this run's networks or tables: {type(err).__name__}: {str(err)[:200]}",
+                      run) from None
 
 
 def open_run(args, fmt: int, changeable, tensors) -> tuple:

@@ -65,7 +65,8 @@ from the decisions made and the payoff (+1 / -1) each player got.  Three methods
   regret matching's own exploitability is logged as ``current_exploitability``.  The
   network options (``--hidden``, the rates, ``--epochs``...) do not apply; ``--average``
   and ``--central-critic`` are refused.  Measured on the wild 6-face game (1 to 3 minutes, one
-  core each, two runs at a time, ``--games`` 16,384): without the discount, ``--explore``
+  core each, two runs at a time, ``--games`` 16,384; the settings with the same update in a
+  loop of its own, the batch sizes with this script): without the discount, ``--explore``
   0.3 beat 0.6 (OS-MCCFR's usual value) and 0.15: 0.074 against 0.086 and 0.086 after 1
   minute, 0.047 against 0.060 (0.6) after 3; the Linear CFR discount helped: 0.057 against
   0.074 after 1 minute at 0.3, 0.042 against 0.060 after 3 at 0.6; and 16,384 games per
@@ -178,7 +179,8 @@ Options are checked first (``ValueError`` naming the option; exit code 2): ``--m
 ``ppo``, ``mmd`` or ``mccfr``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
 positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--alpha-final``
 from 0 to ``--alpha``, ``--lr-floor`` above 0 and at most 1, ``--explore``
-and ``--explore-sharpness`` from 0 to 1 (``--explore`` above 0 for ``mccfr``), ``--regret-discount`` >= 0, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
+and ``--explore-sharpness`` from 0 to 1 (``--explore`` above 0 for ``mccfr``), ``--regret-discount``
+>= 0, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
 average (average only with ``--average``), ``--average-weighting`` linear or uniform, an
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``),
@@ -764,9 +766,9 @@ def train(args: Args) -> dict:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     modules = new_modules(args, game, scorer.states)
-    net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer, central, opt_central = (modules.get(name) for name in (
-        "net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average", "average_buffer", "central",
-        "opt_central"))
+    net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer, central, opt_central = (
+        modules.get(name) for name in ("net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average",
+                                       "average_buffer", "central", "opt_central"))
     cfr = modules["tables"].cfr if args.method == "mccfr" else None
     critics = Critics(critic, opt_critic, central, opt_central)
     modules = {name: modules[name] for name in tensor_names(args)}
@@ -778,6 +780,9 @@ def train(args: Args) -> dict:
         except ValueError as err:
             raise damaged(ckpt_path, str(err), run) from None
         steps, updates, elapsed, history = state["steps"], state["updates"], state["elapsed"], state["history"]
+        if cfr is not None and cfr.iterations != updates:  # the linear weights count the iterations
+            raise damaged(ckpt_path, f"its tables are at iteration {cfr.iterations}, its state at update {updates}",
+                          run)
         log(args, f"resumed from {run}: {steps} agent steps, {updates} updates, {elapsed / 60:.1f} min")
     resumed = blob is not None
     del blob
@@ -800,11 +805,12 @@ def train(args: Args) -> dict:
 
     scored = avg_net if args.average else net  # the network scored and saved
     # the networks being trained, checked for finite weights every update
-    trained = () if cfr else (net, critic) + ((avg_net,) if args.average else ()) + ((central,) if central else ())
+    trained = () if cfr is not None else (
+        (net, critic) + ((avg_net,) if args.average else ()) + ((central,) if central else ()))
     averaged = args.average or cfr is not None  # the scored policy is an average, the current iterate is logged too
 
     def evaluate_now():
-        if cfr:
+        if cfr is not None:
             scores = scorer.scores_table(cfr.average_policy())
             scores["current_exploitability"] = scorer.scores_table(cfr.current_policy())["exploitability"]
         else:
@@ -834,7 +840,7 @@ def train(args: Args) -> dict:
                                         (opt_central, now.critic_learning_rate), (opt_avg, now.average_learning_rate)):
                     if optimiser is not None:
                         set_learning_rate(optimiser, rate)
-                if cfr:
+                if cfr is not None:
                     played, losses = cfr.iterate(batch, rng), {}
                     if not np.isfinite(cfr.regret).all():
                         raise ValueError(f"the regrets stopped being finite at iteration {updates + 1}; the "
@@ -873,7 +879,7 @@ def train(args: Args) -> dict:
     if interrupted:  # said even with --quiet
         print(f"interrupted: checkpoint saved at update {updates}; rerun the same command to resume from it",
               file=sys.stderr)
-    elif cfr:
+    elif cfr is not None:
         save_table_model(model_path, game, cfr.average_policy())
     else:
         save_model(model_path, game, args.hidden, scored)
@@ -884,7 +890,7 @@ def train(args: Args) -> dict:
         "game": game.config(),
         "method": args.method,
         "description": (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
-                        f"scored: the average policy") if cfr else (
+                        f"scored: the average policy") if cfr is not None else (
                         f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
                         + (", scored: the average-policy network (NFSP-style)" if args.average else "")),
         "exploitability": final["exploitability"],
@@ -908,13 +914,13 @@ def train(args: Args) -> dict:
     })
     if interrupted:
         return result
-    scored_label = ("average policy (mccfr, sampled play, tables)" if cfr else
+    scored_label = ("average policy (mccfr, sampled play, tables)" if cfr is not None else
                     ("average-policy network" if args.average else "learned policy")
                     + f" ({args.method}, sampled self-play, torch MLP)")
     write_outputs(run, result, history, args.plot, game_title(game) + f": {args.method}, sampled self-play",
                   f"{scored_label}, exact", "agent steps", scorer.cfr_exploitability,
                   target=0.05 if game.wild else 0.02,
-                  also={"current_exploitability": ("regret matching" if cfr else "policy network")
+                  also={"current_exploitability": ("regret matching" if cfr is not None else "policy network")
                         + " (the current iterate), exact"})
     save(report=result)  # a rerun of the finished run prints it
     return result
