@@ -88,13 +88,13 @@ def test_one_iteration_adds_the_policy_weighted_by_own_reach_to_the_average():
 
 def test_iterating_lowers_the_average_policys_exploitability():
     """Uniform play is exploitable by 0.72 on 3 faces; 300 iterations of 2,048 games
-    (seed 0) measured 0.020."""
+    (seed 0) measured 0.012."""
     game, tree, states = states_of(3)
     cfr = OutcomeSamplingCFR(states)
     batch, rng = LiarsDiceBatch(2048, game=game), np.random.default_rng(0)
     for _ in range(300):
         cfr.iterate(batch, rng)
-    assert exploitability(tree, states.to_tree_policy(cfr.average_policy())) < 0.04
+    assert exploitability(tree, states.to_tree_policy(cfr.average_policy())) < 0.03
 
 
 def test_tables_round_trip_and_damage_is_refused():

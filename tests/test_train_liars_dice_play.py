@@ -96,12 +96,12 @@ def runs(lp, tmp_path_factory):
 
 
 @pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35), ("mmd_central", 0.3),
-                                       ("mccfr", 0.15)])
+                                       ("mccfr", 0.1)])
 def test_a_short_run_lowers_the_exploitability(runs, run, below):
     """Uniform play is exploitable by 0.72 on 3 faces; measured after about 60,000 agent
     steps (seed 0): mmd 0.19, ppo 0.23, the average network of mmd 0.25 (it trails the
     policy early on, as an average does), mmd with --central-critic 0.26, mccfr's average
-    policy (tables) 0.09."""
+    policy (tables) 0.042."""
     report = json.loads((runs[run] / "curve.json").read_text())
     method = run.split("_")[0]
     assert report["method"] == method and report["steps"] >= 60000
