@@ -412,6 +412,8 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
 @pytest.mark.parametrize("model,wild,exploitability", [
     ("liars_dice_play_mccfr_wild.pt", True, 0.0059312),  # tables, seed 0, 30 minutes
     ("liars_dice_play_mccfr_nowild.pt", False, 0.0006670),  # tables, seed 1, 30 minutes
+    ("liars_dice_play_mccfr_distilled_wild.pt", True, 0.0106366),  # distill_liars_dice_table.py, defaults
+    ("liars_dice_play_mccfr_distilled_nowild.pt", False, 0.0013987),
     ("liars_dice_play_mmd_average_wild.pt", True, 0.0785174),  # seed 0, 30 minutes
     ("liars_dice_play_mmd_average_nowild.pt", False, 0.0336088),  # seed 1, 30 minutes
     ("liars_dice_play_mmd_wild.pt", True, 0.6782515),
