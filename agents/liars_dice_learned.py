@@ -13,6 +13,7 @@
 * :class:`InfoStates`: every information state as network input rows;
 * :func:`action_values`: exact action values of a player against a policy profile,
   :func:`action_value_table` the same for every information state's acting player;
+* :func:`masked_kl`: the loss that fits a network to a target policy;
 * :func:`mmd_step` and :class:`OptimisticMMD`: the magnetic-mirror-descent update
   the trainer fits its network to;
 * :func:`exact_scores`: exploitability and value against the CFR+ equilibrium.
@@ -222,6 +223,13 @@ def masked_log_probs(net, obs, mask):
 
     logits = net(obs).masked_fill(~mask, -1e9)
     return torch.log_softmax(logits, dim=-1)
+
+
+def masked_kl(target_p, log_target, log_probs, mask):
+    """``KL(target || policy)`` of each row over its legal actions (torch tensors, ``(n, A)``):
+    the loss that fits a network's ``log_probs`` to a target policy (probabilities
+    ``target_p``, their logarithms ``log_target``)."""
+    return (target_p * (log_target - log_probs)).masked_fill(~mask, 0.0).sum(-1)
 
 
 class _ObservationPolicy:

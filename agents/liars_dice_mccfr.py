@@ -36,6 +36,19 @@ import numpy as np
 from dice_envs.batched import categorical
 
 
+def uniform_policy(mask: np.ndarray) -> np.ndarray:
+    """``(rows, A)``: the uniform policy over each row's legal actions (``mask``)."""
+    return mask / mask.sum(1, keepdims=True).clip(1)
+
+
+def sample_mixed(policy: np.ndarray, uniform: np.ndarray, explore: float, rng: np.random.Generator) -> tuple:
+    """One action per row from the sampling policy ``(1 - explore) policy + explore uniform``
+    (all ``(n, A)``); returns the actions and that policy's probabilities."""
+    mu = (1.0 - explore) * policy + explore * uniform
+    cum = np.cumsum(mu, axis=1)
+    return categorical(rng.random(len(mu)), cum / cum[:, -1:]), mu
+
+
 class OutcomeSamplingCFR:
     """Outcome-sampling MCCFR tables for every information state of ``states``.
 
@@ -54,7 +67,7 @@ class OutcomeSamplingCFR:
             raise ValueError(f"regret_discount must be >= 0, got {regret_discount}")
         self.states, self.explore, self.regret_discount = states, explore, regret_discount
         self.mask = states.mask
-        self.uniform = self.mask / self.mask.sum(1, keepdims=True).clip(1)
+        self.uniform = uniform_policy(self.mask)
         self.regret = np.zeros(self.mask.shape)
         self.average = np.zeros(self.mask.shape)
         self.iterations = 0
@@ -88,9 +101,7 @@ class OutcomeSamplingCFR:
             rows = self.states.rows(batch.observe_mover(where=idx))
             mover = batch.current_player(where=idx)
             s = sigma[rows]
-            mu = (1.0 - self.explore) * s + self.explore * self.uniform[rows]
-            cum = np.cumsum(mu, axis=1)
-            action = categorical(rng.random(len(idx)), cum / cum[:, -1:])
+            action, mu = sample_mixed(s, self.uniform[rows], self.explore, rng)
             k = np.arange(len(idx))
             decisions.append((idx, rows, mover, action, s[k, action], own_reach[idx, mover], own_reach[idx, 1 - mover],
                               sampled[idx]))

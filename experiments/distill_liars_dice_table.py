@@ -51,11 +51,11 @@ def visited_rows(policy, states, games: int, explore: float, rng: np.random.Gene
     """The rows of ``states`` (:class:`~dice_envs.agents.liars_dice_learned.InfoStates`) at
     which a decision was made in ``games`` sampled games, both seats playing the table
     ``policy.table`` mixed with ``explore`` uniform; sorted."""
-    from dice_envs.batched import categorical
+    from dice_envs.agents.liars_dice_mccfr import sample_mixed, uniform_policy
     from dice_envs.liars_dice_batched import LiarsDiceBatch
 
     seen = np.zeros(len(states.mask), bool)
-    uniform = states.mask / states.mask.sum(1, keepdims=True).clip(1)
+    uniform = uniform_policy(states.mask)
     for start in range(0, games, BATCH):
         batch = LiarsDiceBatch(min(BATCH, games - start), game=policy.game)
         batch.reset(rng)
@@ -65,9 +65,8 @@ def visited_rows(policy, states, games: int, explore: float, rng: np.random.Gene
                 break
             rows = states.rows(batch.observe_mover(where=idx))
             seen[rows] = True
-            p = (1.0 - explore) * policy.table[rows] + explore * uniform[rows]
-            cum = np.cumsum(p, axis=1)
-            batch.step(categorical(rng.random(len(idx)), cum / cum[:, -1:]), rng, where=idx)
+            action, _ = sample_mixed(policy.table[rows], uniform[rows], explore, rng)
+            batch.step(action, rng, where=idx)
     return np.flatnonzero(seen)
 
 
@@ -76,7 +75,7 @@ def fit_network(table: np.ndarray, states, rows: np.ndarray, game, args) -> tupl
     equally); returns ``(network, last loss)``."""
     import torch
 
-    from dice_envs.agents.liars_dice_learned import build_network, masked_log_probs
+    from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs
 
     obs = torch.from_numpy(states.obs[rows])
     mask = torch.from_numpy(states.mask[rows])
@@ -90,7 +89,7 @@ def fit_network(table: np.ndarray, states, rows: np.ndarray, game, args) -> tupl
             group["lr"] = args.learning_rate * cosine_decay(1.0, args.lr_floor, step / args.steps)
         mb = torch.randint(0, len(rows), (args.minibatch,))
         lp = masked_log_probs(net, obs[mb], mask[mb])
-        loss = (target[mb] * (log_target[mb] - lp)).masked_fill(~mask[mb], 0.0).sum(-1).mean()
+        loss = masked_kl(target[mb], log_target[mb], lp, mask[mb]).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()

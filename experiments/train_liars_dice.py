@@ -115,6 +115,7 @@ if str(ROOT) not in sys.path:
 from dice_envs.agents.liars_dice_learned import (  # noqa: E402
     OptimisticMMD,
     build_network,
+    masked_kl,
     masked_log_probs,
 )
 from experiments.liars_dice_training import (  # noqa: E402
@@ -324,7 +325,7 @@ def train(args: Args) -> dict:
                     group["lr"] = fit_learning_rate(args, elapsed, steps)
                 for _ in range(args.inner_steps):
                     lp = masked_log_probs(net, obs_t, mask_t)
-                    loss = ((target_p * (target - lp)).masked_fill(~mask_t, 0.0).sum(-1) * weight_t).sum()
+                    loss = (masked_kl(target_p, target, lp, mask_t) * weight_t).sum()
                     opt.zero_grad()
                     loss.backward()
                     opt.step()

@@ -208,7 +208,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.agents.liars_dice_learned import build_network, masked_log_probs  # noqa: E402
+from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs  # noqa: E402
 from experiments.liars_dice_training import (  # noqa: E402
     ExactScorer,
     SignalStop,
@@ -565,7 +565,7 @@ def mmd_fit(args: Args, net, opt, magnet, ro: Rollout, q, q_prev) -> float:
         target_p = target.exp()
     for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
         lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
-        loss = (target_p[mb] * (target[mb] - lp)).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
+        loss = masked_kl(target_p[mb], target[mb], lp, ro.mask[mb]).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
