@@ -25,7 +25,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["ObservationAgent", "check_probabilities", "ask_agent", "uniform_agent", "SUM_TOLERANCE",
+__all__ = ["ObservationAgent", "check_probabilities", "ask_agent", "read_only_copies", "uniform_agent", "SUM_TOLERANCE",
            "DEFAULT_BATCH"]
 
 ObservationAgent = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -88,10 +88,26 @@ def ask_agent(agent: ObservationAgent, observations: np.ndarray, masks: np.ndarr
     out = np.empty(masks.shape, np.float64)
     for lo in range(0, len(masks), batch_size):
         hi = min(lo + batch_size, len(masks))
-        # Copies: the agent may keep or modify what it is given.
-        answer = agent(observations[lo:hi].copy(), masks[lo:hi].copy())
+        try:
+            answer = agent(*read_only_copies(observations[lo:hi], masks[lo:hi]))
+        except ValueError as err:
+            if "read-only" in str(err):
+                raise ValueError(f"{what} tried to change the observations or masks it was given; they are "
+                                 "read-only (copy them to change them)") from None
+            raise
         out[lo:hi] = check_probabilities(answer, masks[lo:hi], what, observations[lo:hi], lo)
     return out
+
+
+def read_only_copies(*arrays: np.ndarray):
+    """Read-only copies of ``arrays``: what an agent is given, so that it can keep them but
+    not change the masks (or observations) its answer is checked against."""
+    out = []
+    for array in arrays:
+        copy = np.array(array)
+        copy.setflags(write=False)
+        out.append(copy)
+    return tuple(out)
 
 
 def uniform_agent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from typing import Callable, Dict, Optional
 
 import numpy as np
 
+from .agent_contract import ask_agent
 from .observation_agents import Agent, load_agent
 
 __all__ = ["GAMES", "score"]
@@ -78,8 +79,7 @@ def _check_size(agent: Agent, size: int, what: str) -> None:
 
 def _two_action_probability(agent: Agent, observations: np.ndarray) -> np.ndarray:
     """P(action 1) (roll) where both actions are legal."""
-    masks = np.ones((len(observations), 2), bool)
-    return agent(observations, masks)[:, 1]
+    return ask_agent(agent, observations, np.ones((len(observations), 2), bool), what=f"agent {agent.name}")[:, 1]
 
 
 def _goal(spec, goal: Optional[int], default: int) -> int:
@@ -235,21 +235,27 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player: Optional[int
     from .liars_dice_learned import InfoStates, equilibrium, exact_scores
     from .liars_dice_solver import PublicTree
 
-    if isinstance(spec, Agent) and spec.kind == "torch":  # a model knows its game
+    asked = {"faces": faces, "dice_per_player": dice_per_player, "wild": wild}
+    recorded = {}  # the game a model records it was trained on
+    if isinstance(spec, Agent):
+        recorded = spec.learned.game.config() if spec.kind == "torch" else spec.info
+    for key, value in asked.items():
+        if value is not None and key in recorded and value != recorded[key]:
+            raise ValueError(f"--{key.replace('_per_player', '')} {value} does not match the game {spec.name} was "
+                             f"trained on ({ {k: recorded[k] for k in asked if k in recorded} })")
+    if isinstance(spec, Agent) and spec.kind == "torch":
         game = spec.learned.game
-        asked = {"faces": faces, "dice_per_player": dice_per_player, "wild": wild}
-        for key, value in asked.items():
-            if value is not None and value != game.config().get(key):
-                raise ValueError(f"--{key} {value} does not match the model's game ({game.config()})")
     else:
-        game = LiarsDiceGame(faces=6 if faces is None else faces,
-                             dice_per_player=1 if dice_per_player is None else dice_per_player, wild=bool(wild))
+        chosen = {key: asked[key] if asked[key] is not None else recorded.get(key) for key in asked}
+        game = LiarsDiceGame(faces=6 if chosen["faces"] is None else chosen["faces"],
+                             dice_per_player=1 if chosen["dice_per_player"] is None else chosen["dice_per_player"],
+                             wild=bool(chosen["wild"]))
     tree = PublicTree(game)
     eq = equilibrium(game, exploitability, cache_dir)
     states = InfoStates(tree)
     if isinstance(spec, Agent):
         _check_size(spec, int(game.observation_shape[0]), repr(game))
-        policy = states.to_tree_policy(spec(states.obs, states.mask))
+        policy = states.to_tree_policy(ask_agent(spec, states.obs, states.mask, what=f"agent {spec.name}"))
     elif spec in ("equilibrium", "optimal"):
         policy = eq.policy
     elif spec in ("random", "uniform"):
@@ -316,6 +322,20 @@ GAMES = {
     "closest-number": _closest_number,
 }
 
+#: The names the training scripts record for a game (``model.json``, ``dice_envs.json``), by :data:`GAMES` key.
+RECORDED_NAMES = {"ayzd": ("ayzd", "all_yellow_zombie_dice"), "zombie-dice": ("zombie-dice", "zombie_dice"),
+                  "pig": ("pig",), "liars-dice": ("liars-dice", "liars_dice"), "shakes": ("shakes",),
+                  "closest-number": ("closest-number", "closest_number")}
+
+
+def _check_recorded_game(spec, game: str) -> None:
+    """Refuse a model whose description records another game than ``game``, naming both."""
+    recorded = spec.info.get("game") if isinstance(spec, Agent) else None
+    if recorded is not None and recorded not in RECORDED_NAMES[game]:
+        raise ValueError(f"{spec.name} was trained on {recorded!r}, not on {game!r}: score it with "
+                         f"dice-envs evaluate GAME for its own game")
+
+
 #: A name the game understands itself (a built-in policy), not a file or a function.
 _BUILTIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -351,6 +371,7 @@ def score(game: str, agent, greedy: Optional[bool] = None, **config) -> dict:
     else:
         spec = load_agent(agent, greedy)
         name, kind = str(agent), spec.kind
+    _check_recorded_game(spec, game)
     scorer = GAMES[game]
     settings = dict(list(inspect.signature(scorer).parameters.items())[1:])
     unknown = config.keys() - settings.keys()

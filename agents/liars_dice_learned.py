@@ -202,7 +202,7 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            sizes = [obs_dim + game.num_bids + extra_inputs] + [int(h) for h in hidden.split(",") if h.strip()]
+            sizes = [obs_dim + game.num_bids + extra_inputs] + hidden_sizes(hidden)
             layers = []
             for a, b in zip(sizes, sizes[1:]):
                 layers += [nn.Linear(a, b), nn.ReLU()]
@@ -288,8 +288,8 @@ class LearnedLiarsDicePolicy(_ObservationPolicy):
         import torch
 
         with torch.no_grad():
-            lp = masked_log_probs(self.net, torch.from_numpy(np.asarray(observations, np.float32)),
-                                  torch.from_numpy(np.asarray(masks, bool)))
+            lp = masked_log_probs(self.net, torch.from_numpy(np.array(observations, np.float32)),
+                                  torch.from_numpy(np.array(masks, bool)))
         p = lp.exp().numpy().astype(np.float64) * masks
         return p / p.sum(axis=1, keepdims=True)
 
@@ -341,19 +341,37 @@ def load_model(path):
     import torch
 
     from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.resources import ResourceLimitError, check_network
 
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
         game = LiarsDiceGame(**blob["game"])
         if "table" in blob:
             return TabularLiarsDicePolicy(game, blob["table"].numpy())
+        check_network(f"the network of {os.fspath(path)!r}",
+                      [game.observation_shape[0] + game.num_bids, *hidden_sizes(blob["hidden"]), game.num_actions])
         net = build_network(blob["game"], blob["hidden"])
         net.load_state_dict(blob["net"])
+    except ResourceLimitError:
+        raise
     except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
         raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
                          f"experiments/train_liars_dice.py or train_liars_dice_play.py ({type(err).__name__}: "
                          f"{str(err)[:200]})") from None
+    for name, tensor in net.state_dict().items():
+        if not torch.isfinite(tensor).all():
+            raise ValueError(f"{os.fspath(path)!r}: parameter {name!r} holds non-finite numbers (NaN or inf)")
     return LearnedLiarsDicePolicy(game, net)
+
+
+def hidden_sizes(hidden: str):
+    """The hidden layer sizes of a ``"256,256"`` string, checked to be positive integers."""
+    if not isinstance(hidden, str):
+        raise ValueError(f"hidden must be a string such as '256,256', got {type(hidden).__name__}")
+    sizes = [h.strip() for h in hidden.split(",") if h.strip()]
+    if not all(h.isdigit() and int(h) > 0 for h in sizes):
+        raise ValueError(f"hidden must be positive layer sizes such as '256,256', got {hidden!r}")
+    return [int(h) for h in sizes]
 
 
 def equilibrium(game, target: float = 1e-4, cache_dir=None):

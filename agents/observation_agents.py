@@ -15,8 +15,8 @@ sampled play.
   training scripts write, tells which observation and goal it was trained on;
 * a project model, ``MODEL.pt`` (Liar's Dice, a network or a table, :class:`LiarsDiceNetworkAgent`);
 * an RLlib checkpoint directory, written by ``algo.save_to_path`` with
-  :func:`dice_envs.rllib.ppo_config` (:class:`RLlibAgent`; RLlib's checkpoints are
-  pickles: load only your own);
+  :func:`dice_envs.rllib.ppo_config` (:class:`RLlibAgent`; its weights are read without
+  unpickling anything that could run code, :mod:`dice_envs.agents.rllib_models`);
 * ``module:function``, a function with the signature above (:class:`FunctionAgent`); it
   may also return ``(N,)`` integer actions, a deterministic agent.
 
@@ -31,13 +31,16 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
+import sys
 from typing import Optional
 
 import numpy as np
 
 from .agent_contract import check_probabilities
 
-__all__ = ["Agent", "FunctionAgent", "LiarsDiceNetworkAgent", "NetworkAgent", "RLlibAgent", "load_agent"]
+__all__ = ["Agent", "FunctionAgent", "LiarsDiceNetworkAgent", "NetworkAgent", "RLlibAgent", "import_function",
+           "load_agent"]
 
 BATCH = 1 << 16
 
@@ -108,7 +111,7 @@ class NetworkAgent(Agent):
     def __call__(self, observations, masks):
         import torch
 
-        observations = np.asarray(observations, np.float32)
+        observations = np.array(observations, np.float32)
         if observations.ndim != 2 or observations.shape[1] != self.observation_size:
             raise ValueError(f"{self.name} takes observations of length {self.observation_size}, got shape "
                              f"{observations.shape}: was it trained on this game and observation?")
@@ -166,23 +169,15 @@ class RLlibAgent(Agent):
     @classmethod
     def from_checkpoint(cls, path: str, greedy: bool = True) -> "RLlibAgent":
         """The shared module of a checkpoint written by ``algo.save_to_path`` (or a module's own
-        directory).  RLlib's checkpoints are pickles, as RLlib itself loads them: load only
-        checkpoints you trust."""
-        from dice_envs.rllib import SHARED, _require_ray
+        directory), rebuilt from its weights without unpickling anything that could run code
+        (:func:`dice_envs.agents.rllib_models.load_module`); ``info`` is the game the checkpoint
+        records (``dice_envs.json``, written by ``experiments/train_rllib.py``)."""
+        from .rllib_models import load_module
 
-        path = os.fspath(path)
-        found = [candidate for candidate in (os.path.join(path, "learner_group", "learner", "rl_module", SHARED), path)
-                 if os.path.isfile(os.path.join(candidate, "class_and_ctor_args.pkl"))]
-        if not found:
-            raise ValueError(f"{path} is not an RLlib checkpoint with a module {SHARED!r} "
-                             "(written by algo.save_to_path with dice_envs.rllib.ppo_config)")
-        try:
-            _require_ray()
-        except ImportError as err:
-            raise ValueError(f"{path} is an RLlib checkpoint: {err}") from None
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        return cls(RLModule.from_checkpoint(found[0]), os.path.basename(os.path.normpath(path)), greedy)
+        module, description = load_module(path)
+        agent = cls(module, os.path.basename(os.path.normpath(os.fspath(path))), greedy)
+        agent.info = {"game": description["game"], **description.get("config", {})} if description else {}
+        return agent
 
     @property
     def observation_size(self) -> int:
@@ -196,7 +191,7 @@ class RLlibAgent(Agent):
         masks = np.asarray(masks, bool)
         with torch.no_grad():
             out = self.module.forward_inference({"obs": {
-                "observations": torch.as_tensor(np.asarray(observations, np.float32)),
+                "observations": torch.as_tensor(np.array(observations, np.float32)),
                 "action_mask": torch.as_tensor(masks.astype(np.float32))}})
             logits = out["action_dist_inputs"].numpy().astype(np.float64)
         logits = np.where(masks, logits, -np.inf)
@@ -224,6 +219,35 @@ def model_description(path: str) -> dict:
     return info
 
 
+#: ``module:function``, the module a dotted name of identifiers.
+_FUNCTION_SPEC = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*)")
+
+
+def import_function(spec: str):
+    """The function ``module:function`` names, imported with the current directory on the
+    path (as ``python -m`` would find the module).
+
+    Raises:
+        ValueError: in one line, if ``spec`` is not ``dotted.module:function`` or the module or
+            function cannot be imported.
+    """
+    match = _FUNCTION_SPEC.fullmatch(spec)
+    if not match:
+        raise ValueError(f"agent {spec!r} is not module:function (a dotted module name, a colon, a function "
+                         "name), a saved model (.zip, .pt) or an RLlib checkpoint directory")
+    module, attr = match.groups()
+    added = os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except Exception as err:  # noqa: BLE001 - whatever importing the user's module raises, in one line
+        raise ValueError(f"cannot import agent {spec!r}: {type(err).__name__}: {err}") from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+
+
 def load_agent(spec: str, greedy: bool = True) -> Agent:
     """An :class:`Agent` from a saved model (``.zip``, ``.pt``) or ``module:function``.
 
@@ -245,10 +269,5 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
 
         return LiarsDiceNetworkAgent(load_model(spec), os.path.basename(spec))
     if ":" in spec:
-        module, _, attr = spec.partition(":")
-        try:
-            fn = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError, ValueError) as err:
-            raise ValueError(f"cannot import agent {spec!r}: {err}") from None
-        return FunctionAgent(fn, spec)
+        return FunctionAgent(import_function(spec), spec)
     raise ValueError(f"agent {spec!r} is not a saved model (.zip, .pt) or module:function")

@@ -159,6 +159,24 @@ def _spaces(data: dict, path: str):
     return spaces.Box(low, high, shape, np.float32), spaces.Discrete(n)
 
 
+def _check_declared_size(net_arch, observation_size: int, num_actions: int, path: str) -> None:
+    """Refuse a network whose declared sizes (``net_arch``, the observation and action counts)
+    would exceed the memory limit, before it is built (:func:`dice_envs.resources.check_network`)."""
+    from dice_envs.resources import check_network
+
+    if net_arch is None:
+        net_arch = [64, 64]
+    if isinstance(net_arch, list) and len(net_arch) == 1 and isinstance(net_arch[0], dict):
+        net_arch = net_arch[0]  # SB3 before 1.8: [dict(pi=..., vf=...)]
+    heads = net_arch if isinstance(net_arch, dict) else {"pi": net_arch, "vf": net_arch}
+    for head, outputs in (("pi", num_actions), ("vf", 1)):
+        layers = heads.get(head, [])
+        if not isinstance(layers, (list, tuple)) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                                            for n in layers):
+            raise ValueError(f"{path}: net_arch {net_arch!r} is not lists of layer sizes")
+        check_network(f"the {head} network of {path}", [observation_size, *layers, outputs])
+
+
 def load_policy(path):
     """An SB3 actor-critic policy (``MaskableActorCriticPolicy`` or ``ActorCriticPolicy``)
     rebuilt from a saved model's description and weights, on the CPU, in evaluation mode.
@@ -179,12 +197,18 @@ def load_policy(path):
     policy_class = _policy_class(data, path)
     kwargs = _policy_kwargs(data, path)
     observation_space, action_space = _spaces(data, path)
+    _check_declared_size(kwargs.get("net_arch"), observation_space.shape[0], action_space.n, path)
     with zipfile.ZipFile(path) as archive:
         weights = _read_entry(archive, "policy.pth", path)
     try:
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - any unpickling error means a damaged or foreign file
         raise ValueError(f"{path}: its weights (policy.pth) are not readable ({type(err).__name__}: {err})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: its weights (policy.pth) are not a state dict")
+    for name, tensor in state.items():
+        if not isinstance(tensor, torch.Tensor) or not torch.isfinite(tensor).all():
+            raise ValueError(f"{path}: parameter {name!r} is not a tensor of finite numbers (NaN or inf)")
     policy = policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)
     try:
         policy.load_state_dict(state, strict=True)

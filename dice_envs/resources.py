@@ -32,7 +32,7 @@ import shutil
 import warnings
 from typing import Optional
 
-__all__ = ["ResourceLimitError", "LongRunWarning", "check_resources", "check_disk", "memory_limit", "seconds_limit", "disk_limit",
+__all__ = ["ResourceLimitError", "LongRunWarning", "check_resources", "check_network", "check_disk", "memory_limit", "seconds_limit", "disk_limit",
            "parse_size", "format_size"]
 
 GiB = 1 << 30
@@ -132,6 +132,22 @@ def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = N
     if seconds is not None and seconds > ANNOUNCE_SECONDS:
         warnings.warn(f"{what} will take about {format_duration(seconds)} and {format_size(memory_bytes)} "
                       f"(estimates)", LongRunWarning, stacklevel=2)
+
+
+#: Bytes of memory per parameter of a network being built and loaded (float32 weights, the
+#: state being loaded, and the optimiser-free module's gradients' slots: a margin).
+BYTES_PER_PARAMETER = 16
+
+
+def check_network(what: str, layer_sizes) -> None:
+    """Refuse building ``what``, a dense network whose layers have ``layer_sizes`` units
+    (input first, each later layer connected to the one before), if its parameters would
+    exceed the memory limit; checked from the declared sizes, before anything is built."""
+    sizes = [int(n) for n in layer_sizes]
+    if any(n < 1 for n in sizes):
+        raise ValueError(f"{what} declares a layer of {min(sizes)} units; every layer needs at least 1")
+    parameters = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    check_resources(f"{what} (layers {sizes}, {parameters:,} parameters)", BYTES_PER_PARAMETER * parameters)
 
 
 def check_disk(what: str, path: str, size_bytes: float) -> None:

@@ -96,6 +96,16 @@ def exact_score(algo, args: Args) -> dict:
     return out
 
 
+def save_checkpoint(algo, ckpt: Path, args: Args) -> None:
+    """``algo.save_to_path``, and the checkpoint's description (``dice_envs.json``: the game and
+    its settings), which lets ``dice-envs evaluate`` refuse the checkpoint on another game."""
+    from dice_envs.agents.rllib_models import DESCRIPTION
+
+    algo.save_to_path(str(ckpt.resolve()))
+    _, _, game, settings = GAMES[args.game]
+    atomic_write_text(ckpt / DESCRIPTION, json.dumps({"game": game, "config": settings(args)}))
+
+
 def train(args: Args) -> dict:
     import ray
 
@@ -130,11 +140,11 @@ def train(args: Args) -> dict:
             state["curve"].append(point)
             log(args, json.dumps(point))
             state["seconds"] = time.perf_counter() - t0
-            algo.save_to_path(str(ckpt.resolve()))
+            save_checkpoint(algo, ckpt, args)
             atomic_write_text(curve_path, json.dumps(state))
     state["seconds"] = time.perf_counter() - t0
     final = exact_score(algo, args)
-    algo.save_to_path(str(ckpt.resolve()))
+    save_checkpoint(algo, ckpt, args)
     atomic_write_text(curve_path, json.dumps(state))
     algo.stop()
     ray.shutdown()

@@ -80,5 +80,16 @@ def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
     rescored = json.loads(capsys.readouterr().out)
     assert rescored["agent_type"] == "rllib"
     assert rescored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-6)
+    # Its recorded game (checkpoint/dice_envs.json) is used, and another game is refused, naming both.
+    assert json.loads((run_dir / "checkpoint" / "dice_envs.json").read_text()) == {
+        "game": "liars-dice", "config": {"faces": 3, "wild": True}}
+    assert cli_main(["evaluate", "liars-dice", str(run_dir / "checkpoint"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(report["exploitability"], abs=1e-6)
+    checkpoint = str(run_dir / "checkpoint")
+    for argv_, message in ((["liars-dice", checkpoint, "--faces", "4"], "--faces 4 does not match the game"),
+                           (["ayzd", checkpoint], "trained on 'liars-dice', not on 'ayzd'")):
+        with pytest.raises(SystemExit):
+            cli_main(["evaluate", *argv_])
+        assert message in capsys.readouterr().err
     assert script.main(argv[:-1] + ["--minibatch", "800", "--quiet"]) == 2
     assert "--minibatch" in capsys.readouterr().err

@@ -1,0 +1,172 @@
+"""Untrusted agents (issue 23, item 1): each attack of the hostile-user report is this file's
+input, and must be refused with a clear message, running nothing and allocating nothing.
+
+* an RLlib-shaped folder whose pickles carry a payload: refused, payload not run (and the
+  test shows RLlib's own unpickling would run it, so the test can fail);
+* an agent that edits the masks in place: refused;
+* NaN or inf weights (``.pt``, SB3 ``.zip``, RLlib state): refused, naming the parameter;
+* a declared size over the memory limit (``.pt`` ``hidden``, SB3 ``net_arch``): refused
+  before anything is built;
+* a model recorded for another game: refused, naming both (the RLlib checkpoint's own case
+  is in ``test_rllib.py``, which trains one);
+* a path given as ``module:function``: a one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+from dice_envs.agents.agent_evaluation import score
+from dice_envs.agents.observation_agents import FunctionAgent, load_agent
+from dice_envs.agents.rllib_models import read_state
+from dice_envs.cli import main as cli_main
+from dice_envs.resources import ResourceLimitError
+
+torch = pytest.importorskip("torch")
+
+PIG_MODEL = "experiments/models/pig_batched_selfplay_seed1.zip"
+LIARS_MODEL = "experiments/models/liars_dice_play_mmd_average_wild.pt"
+
+
+class Payload:
+    """Unpickling this creates the file ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def plant_rllib_checkpoint(folder, marker):
+    """A folder shaped like ``algo.save_to_path``'s, every pickle in it a payload."""
+    module = folder / "learner_group" / "learner" / "rl_module" / "shared"
+    module.mkdir(parents=True)
+    for path in (module / "module_state.pkl", module / "class_and_ctor_args.pkl", folder / "algorithm_state.pkl"):
+        path.write_bytes(pickle.dumps({"weights": Payload(marker)}))
+    (module / "metadata.json").write_text(json.dumps({"state_file": "module_state"}))
+    return module
+
+
+def test_an_rllib_shaped_folder_runs_no_code(tmp_path, capsys):
+    marker = tmp_path / "ran"
+    module = plant_rllib_checkpoint(tmp_path / "ckpt", marker)
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["evaluate", "liars-dice", str(tmp_path / "ckpt")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "not part of a weights file" in err and ".open" in err
+    assert "Traceback" not in err
+    assert not marker.exists()
+    # The test can fail: unpickling the file, as RLlib's loader does, runs the payload.
+    with open(module / "module_state.pkl", "rb") as f:
+        pickle.load(f)
+    assert marker.exists()
+
+
+def test_rllib_weights_must_be_finite_arrays(tmp_path):
+    path = tmp_path / "module_state.pkl"
+    path.write_bytes(pickle.dumps({"encoder.encoder.net.mlp.0.weight": np.array([[1.0, np.nan]], np.float32)}))
+    with pytest.raises(ValueError, match="'encoder.encoder.net.mlp.0.weight' holds non-finite"):
+        read_state(str(path))
+    path.write_bytes(pickle.dumps({"w": "text"}))
+    with pytest.raises(ValueError, match="'w' is not a numeric array"):
+        read_state(str(path))
+    path.write_bytes(b"\x80\x04garbage")
+    with pytest.raises(ValueError, match="not a readable module state"):
+        read_state(str(path))
+
+
+def test_an_agent_cannot_rewrite_the_masks():
+    def widen_masks(observations, masks):
+        masks[:] = True  # every action "legal": then uniform over all would pass the check
+        return masks / masks.sum(axis=1, keepdims=True)
+
+    with pytest.raises(ValueError, match="read-only"):
+        score("liars-dice", FunctionAgent(widen_masks, "widen"), faces=3, wild=True)
+    with pytest.raises(ValueError, match="read-only"):
+        score("pig", FunctionAgent(widen_masks, "widen"), goal=10)
+
+
+def save_liars_dice_model(path, hidden="8", poison=None):
+    from dice_envs.agents.liars_dice_learned import build_network
+
+    config = {"faces": 3, "wild": True}
+    net = build_network(config, "8")
+    state = net.state_dict()
+    if poison:
+        state[poison][0] = float("nan")
+    torch.save({"game": config, "hidden": hidden, "net": state}, path)
+
+
+def test_non_finite_weights_are_refused_naming_the_parameter(tmp_path):
+    save_liars_dice_model(tmp_path / "nan.pt", poison="mlp.0.bias")
+    with pytest.raises(ValueError, match="parameter 'mlp.0.bias' holds non-finite"):
+        load_agent(str(tmp_path / "nan.pt"))
+    save_liars_dice_model(tmp_path / "ok.pt")
+    assert 0 < score("liars-dice", str(tmp_path / "ok.pt"))["exploitability"] < 1
+    target = tmp_path / "nan.zip"
+    with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(target, "w") as zout:
+        for item in zin.infolist():
+            raw = zin.read(item.filename)
+            if item.filename == "policy.pth":
+                import io
+
+                state = torch.load(io.BytesIO(raw), weights_only=True)
+                name = next(iter(state))
+                state[name].view(-1)[0] = float("inf")
+                buf = io.BytesIO()
+                torch.save(state, buf)
+                raw = buf.getvalue()
+            zout.writestr(item, raw)
+    with pytest.raises(ValueError, match=f"parameter '{name}' is not a tensor of finite numbers"):
+        load_agent(str(target))
+
+
+def test_declared_sizes_over_the_limit_are_refused_before_building(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "200M")
+    save_liars_dice_model(tmp_path / "huge.pt", hidden="100000,100000")  # 10^10 parameters: 160 GB
+    with pytest.raises(ResourceLimitError, match="10,00.* parameters.*over the limit of 200.0 MiB"):
+        load_agent(str(tmp_path / "huge.pt"))
+    target = tmp_path / "huge.zip"
+    with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(target, "w") as zout:
+        for item in zin.infolist():
+            raw = zin.read(item.filename)
+            if item.filename == "data":
+                data = json.loads(raw)
+                data["policy_kwargs"]["net_arch"] = "[100000, 100000]"
+                raw = json.dumps(data).encode()
+            zout.writestr(item, raw)
+    with pytest.raises(ResourceLimitError, match="pi network.*over the limit"):
+        load_agent(str(target))
+
+
+def test_a_model_of_another_game_is_refused_naming_both():
+    with pytest.raises(ValueError, match="trained on 'pig', not on 'ayzd'"):
+        score("ayzd", PIG_MODEL)
+    with pytest.raises(ValueError, match="--wild False does not match the game .* was trained on"):
+        score("liars-dice", LIARS_MODEL, wild=False)
+
+
+@pytest.mark.parametrize("spec", ["../../etc/passwd:x", "/etc/passwd:x", "os:system:x", "a b:c", "json:"])
+def test_a_malformed_module_function_is_a_one_line_error(spec, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["evaluate", "pig", spec])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "module:function" in err and "Traceback" not in err
+
+
+def test_module_function_is_found_from_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "my_pig_agent.py").write_text(
+        "import numpy as np\n\ndef hold_at_20(observations, masks):\n"
+        "    return (observations[:, 2] < 20).astype(np.int64)\n")
+    monkeypatch.chdir(tmp_path)
+    from dice_envs.agents.observation_agents import import_function
+
+    assert import_function("my_pig_agent:hold_at_20").__name__ == "hold_at_20"
+    with pytest.raises(ValueError, match="cannot import agent 'my_pig_agent:missing'"):
+        import_function("my_pig_agent:missing")
