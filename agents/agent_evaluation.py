@@ -228,19 +228,21 @@ def _pig_observation_kind(agent: Agent, game) -> str:
 # -- Liar's Dice --------------------------------------------------------------------------
 
 
-def _liars_dice(spec, faces: Optional[int] = None, dice_per_player: Optional[int] = None,
-                wild: Optional[bool] = None, exploitability: float = 1e-4, cache_dir=None) -> dict:
-    from dice_envs.liars_dice import LiarsDiceGame
+def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, exploitability: float = 1e-4,
+                cache_dir=None) -> dict:
+    from dice_envs.liars_dice import LiarsDiceGame, check_wild
 
-    from .liars_dice_learned import InfoStates, equilibrium, exact_scores
+    from .liars_dice_learned import InfoStates, equilibrium_if_cheap, exact_scores
     from .liars_dice_solver import PublicTree
 
     asked = {"faces": faces, "dice_per_player": dice_per_player, "wild": wild}
     recorded = {}  # the game a model records it was trained on
     if isinstance(spec, Agent):
         recorded = spec.learned.game.config() if spec.kind == "torch" else spec.info
+    same = {"faces": lambda a, b: a == b, "wild": lambda a, b: check_wild(a) == check_wild(b),
+            "dice_per_player": lambda a, b: LiarsDiceGame(dice_per_player=a).dice == LiarsDiceGame(dice_per_player=b).dice}
     for key, value in asked.items():
-        if value is not None and key in recorded and value != recorded[key]:
+        if value is not None and key in recorded and not same[key](value, recorded[key]):
             raise ValueError(f"--{key.replace('_per_player', '')} {value} does not match the game {spec.name} was "
                              f"trained on ({ {k: recorded[k] for k in asked if k in recorded} })")
     if isinstance(spec, Agent) and spec.kind == "torch":
@@ -249,22 +251,40 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player: Optional[int
         chosen = {key: asked[key] if asked[key] is not None else recorded.get(key) for key in asked}
         game = LiarsDiceGame(faces=6 if chosen["faces"] is None else chosen["faces"],
                              dice_per_player=1 if chosen["dice_per_player"] is None else chosen["dice_per_player"],
-                             wild=bool(chosen["wild"]))
+                             wild=False if chosen["wild"] is None else chosen["wild"])
     tree = PublicTree(game)
-    eq = equilibrium(game, exploitability, cache_dir)
+    eq = equilibrium_if_cheap(game, exploitability, cache_dir)
     states = InfoStates(tree)
     if isinstance(spec, Agent):
-        _check_size(spec, int(game.observation_shape[0]), repr(game))
-        policy = states.to_tree_policy(ask_agent(spec, states.obs, states.mask, what=f"agent {spec.name}"))
+        obs = states.obs
+        if spec.observation_size == game.prefix_size:  # trained on dice_envs 0.1's observation, without the counts
+            obs = obs[:, : game.prefix_size]
+        else:
+            _check_size(spec, int(game.observation_shape[0]), repr(game))
+        policy = states.to_tree_policy(ask_agent(spec, obs, states.mask, what=f"agent {spec.name}"))
     elif spec in ("equilibrium", "optimal"):
+        if eq is None:
+            raise ValueError(f"the equilibrium of {game!r} is not cached and too large to solve here; solve it first "
+                             "with dice-envs solve liars-dice (and --cache-dir)")
         policy = eq.policy
     elif spec in ("random", "uniform"):
         policy = tree.uniform()
     else:
         raise ValueError(f"agent must be a saved model (.pt, .zip), module:function, 'equilibrium' or 'random', "
                          f"got {spec!r}")
-    scores = exact_scores(tree, policy, eq.policy)
-    uniform = exact_scores(tree, tree.uniform(), eq.policy)
+    scores = exact_scores(tree, policy, None if eq is None else eq.policy)
+    uniform = exact_scores(tree, tree.uniform(), None if eq is None else eq.policy)
+    config = {**game.config(), "exploitability": exploitability}
+    if eq is None:  # no equilibrium at hand: the value against a best response, which needs none
+        seats = {"first": scores["value_vs_best_response_as_first"],
+                 "second": scores["value_vs_best_response_as_second"]}
+        details = {"equilibrium": "not cached, and too large to solve for a report; the value is against a best "
+                                  "response (-exploitability, averaged over the seats)",
+                   "reference_exploitability": {"random": uniform["exploitability"]}}
+        report = _report("payoff (+1 win, -1 loss) against a best response", "best_response",
+                         0.5 * sum(seats.values()), 0.0, seats, scores["exploitability"],
+                         {"random": -uniform["exploitability"]}, details)
+        return {**report, "config": config}
     seats = {"first": scores["value_vs_equilibrium_as_first"], "second": scores["value_vs_equilibrium_as_second"]}
     details = {"game_value_first_player": eq.value_first_player,
                "equilibrium_exploitability": eq.exploitability,
@@ -272,7 +292,7 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player: Optional[int
     report = _report("payoff (+1 win, -1 loss) against the CFR+ equilibrium", "equilibrium",
                      scores["value_vs_equilibrium"], 0.0, seats, scores["exploitability"],
                      {"random": uniform["value_vs_equilibrium"]}, details)
-    return {**report, "config": {**game.config(), "exploitability": exploitability}}
+    return {**report, "config": config}
 
 
 # -- The Shakes (the court) and Closest Number ---------------------------------------------

@@ -114,7 +114,9 @@ class InfoStates:
     """Every information state of a two-player game, as network inputs and masks.
 
     Row ``m * R + r`` is public node ``m`` with the player to act holding roll ``r``;
-    ``obs`` is exactly ``state.observation(player)`` of the environment there.
+    ``obs`` is exactly ``state.observation(player)`` of the environment there.  Where the
+    players hold different numbers of dice, the rows past the acting player's own rolls
+    (``valid`` False) repeat its first roll's observation; they are never reached.
     """
 
     def __init__(self, tree):
@@ -125,25 +127,33 @@ class InfoStates:
         player = tree.player.astype(np.int64)
         obs[np.arange(N), :, player] = 1.0
         base = game.num_players
-        for r, roll in enumerate(tree.rolls):
-            for f in roll:
-                obs[:, r, base + f - 1] += 1.0
+        counts = np.zeros((2, R, game.faces), np.float32)  # each player's rolls as counts per face
+        for p, rolls in enumerate(tree.player_rolls):
+            for r, roll in enumerate(rolls):
+                for f in roll:
+                    counts[p, r, f - 1] += 1.0
+            counts[p, len(rolls):] = counts[p, 0]
+        obs[:, :, base : base + game.faces] = counts[player]
         bits = ((np.arange(N)[:, None] >> np.arange(B)[None, :]) & 1).astype(np.float32)
         obs[:, :, base + game.faces : base + game.faces + B] = bits[:, None, :]
+        obs[:, :, game.prefix_size :] = game.dice
         self.obs = obs.reshape(N * R, -1)
         mask = np.zeros((N, game.num_actions), bool)
         for m in range(N):
             mask[m, tree.highbit[m] + 1 : B] = True
             mask[m, game.call_action] = m > 0
         self.mask = np.repeat(mask, R, axis=0)  # (N * R, A)
-        self.acting = np.repeat(tree.player.astype(np.int64), R)  # each row's player to act
-        # Decoding observations back to rows: a roll's face counts as one integer, sorted with its index.
+        self.acting = np.repeat(player, R)  # each row's player to act
+        self.valid = (tree.priors[player] > 0).reshape(-1)  # rows of a roll the acting player can hold
+        # Decoding observations back to rows: a roll's face counts as one integer, per player.
         self._bits = slice(base + game.faces, base + game.faces + B)
         self._counts = slice(base, base + game.faces)
-        self._count_base = (game.dice_per_player + 1) ** np.arange(game.faces)
-        keys = self.obs[:R, self._counts].astype(np.int64) @ self._count_base
-        self._roll_order = np.argsort(keys)
-        self._roll_keys = keys[self._roll_order]
+        self._count_base = (max(game.dice) + 1) ** np.arange(game.faces)
+        self._roll_of_key = []
+        for p, rolls in enumerate(tree.player_rolls):
+            keys = counts[p, : len(rolls)].astype(np.int64) @ self._count_base
+            order = np.argsort(keys)
+            self._roll_of_key.append((keys[order], order))
 
     def rows(self, observations: np.ndarray) -> np.ndarray:
         """The row (``m * R + r``) of each observation of the player to act, ``(n, obs_dim)``
@@ -151,7 +161,12 @@ class InfoStates:
         obs = np.asarray(observations)
         node = (obs[:, self._bits] > 0.5) @ (1 << np.arange(self.tree.B))
         keys = np.rint(obs[:, self._counts]).astype(np.int64) @ self._count_base
-        return node * self.tree.R + self._roll_order[np.searchsorted(self._roll_keys, keys)]
+        roll = np.zeros(len(obs), np.int64)
+        player = self.tree.player[node]
+        for p, (sorted_keys, order) in enumerate(self._roll_of_key):
+            here = player == p
+            roll[here] = order[np.searchsorted(sorted_keys, keys[here])]
+        return node * self.tree.R + roll
 
     def to_tree_policy(self, probs: np.ndarray):
         """``(N * R, A)`` action probabilities -> :class:`TreePolicy`."""
@@ -186,6 +201,10 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
     (the highest bid flag set), which the rules make decisive and which an MLP
     would otherwise have to extract from the bid flags itself.
 
+    It reads the observation's first ``game.prefix_size`` entries (seat, own dice, bids,
+    call): the dice counts after them are the same in every state of a round game, and
+    the networks saved by dice_envs 0.1 were built on that prefix.
+
     With ``extra_inputs`` > 0 the network also takes ``forward(obs, extra)``, an
     ``(n, extra_inputs)`` tensor appended to its input (a critic that sees more than
     the mover's observation, as ``train_liars_dice_play.py --central-critic``)."""
@@ -197,7 +216,7 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
     game = LiarsDiceGame(**game_config)
     lo = game.num_players + game.faces
     hi = lo + game.num_bids
-    obs_dim = game.observation_shape[0]
+    obs_dim = game.prefix_size
 
     class Net(nn.Module):
         def __init__(self):
@@ -210,6 +229,7 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
             self.mlp = nn.Sequential(*layers)
 
         def forward(self, obs, extra=None):
+            obs = obs[:, :obs_dim]
             bits = obs[:, lo:hi]
             after = torch.flip(torch.cumsum(torch.flip(bits, [1]), 1), [1]) - bits
             last = bits * (after < 0.5).float()
@@ -349,7 +369,7 @@ def load_model(path):
         if "table" in blob:
             return TabularLiarsDicePolicy(game, blob["table"].numpy())
         check_network(f"the network of {os.fspath(path)!r}",
-                      [game.observation_shape[0] + game.num_bids, *hidden_sizes(blob["hidden"]), game.num_actions])
+                      [game.prefix_size + game.num_bids, *hidden_sizes(blob["hidden"]), game.num_actions])
         net = build_network(blob["game"], blob["hidden"])
         net.load_state_dict(blob["net"])
     except ResourceLimitError:
@@ -389,20 +409,42 @@ def equilibrium(game, target: float = 1e-4, cache_dir=None):
     return result
 
 
-def exact_scores(tree, policy, eq_policy) -> dict:
-    """Exploitability of ``policy`` and its value against ``eq_policy`` (mean of both seats)."""
+#: Public nodes x rolls up to which :func:`equilibrium_if_cheap` solves an equilibrium that is not
+#: cached (one six-sided die each is 24,576 and solves in about a second; one against two dice is
+#: 5.5 M and takes minutes).
+CHEAP_EQUILIBRIUM = 1 << 20
+
+
+def equilibrium_if_cheap(game, target: float = 1e-4, cache_dir=None):
+    """The CFR+ reference (:func:`equilibrium`) if it is cached or its public tree is at most
+    :data:`CHEAP_EQUILIBRIUM` nodes x rolls, else None: scoring never waits on a long solve."""
+    from dice_envs.agents.liars_dice_solver import PublicTree, default_cache_dir, load_cached
+
+    cached = load_cached(game, target, "cfr+", cache_dir or default_cache_dir())
+    if cached is not None:
+        return cached
+    tree_size = 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2))
+    return equilibrium(game, target, cache_dir) if tree_size <= CHEAP_EQUILIBRIUM else None
+
+
+def exact_scores(tree, policy, eq_policy=None) -> dict:
+    """Exploitability of ``policy``, its values against a best response from each seat, and,
+    given ``eq_policy``, its value against the equilibrium (mean of both seats)."""
     from dice_envs.agents.liars_dice_solver import evaluate
 
     ev = evaluate(tree, policy)
-    as_first = evaluate(tree, policy, eq_policy).value_first_player
-    as_second = -evaluate(tree, eq_policy, policy).value_first_player
-    return {
+    out = {
         "exploitability": ev.exploitability,
         "nash_conv": ev.nash_conv,
         "value_self_play_first_player": ev.value_first_player,
-        "value_vs_equilibrium": 0.5 * (as_first + as_second),
-        "value_vs_equilibrium_as_first": as_first,
-        "value_vs_equilibrium_as_second": as_second,
+        "value_vs_best_response_as_first": -ev.best_response[1],
+        "value_vs_best_response_as_second": -ev.best_response[0],
     }
+    if eq_policy is not None:
+        as_first = evaluate(tree, policy, eq_policy).value_first_player
+        as_second = -evaluate(tree, eq_policy, policy).value_first_player
+        out.update(value_vs_equilibrium=0.5 * (as_first + as_second), value_vs_equilibrium_as_first=as_first,
+                   value_vs_equilibrium_as_second=as_second)
+    return out
 
 

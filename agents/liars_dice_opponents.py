@@ -63,22 +63,23 @@ class BatchedTreePolicy:
         self.policy = policy
         self.game = game
         self.bit = 1 << np.arange(tree.B, dtype=np.int64)
-        # A roll (counts per face) -> its index in the tree, through a base-(dice + 1) code.
-        base = game.dice_per_player + 1
+        # A player's roll (counts per face) -> its index in the tree, through a base-(dice + 1) code.
+        base = max(game.dice) + 1
         self.code_weights = base ** np.arange(game.faces, dtype=np.int64)
-        codes = np.zeros(base**game.faces, np.int64)
-        for r, roll in enumerate(tree.rolls):
-            counts = np.bincount(np.asarray(roll) - 1, minlength=game.faces)
-            codes[counts @ self.code_weights] = r
+        codes = np.zeros((2, base**game.faces), np.int64)
+        for p, rolls in enumerate(tree.player_rolls):
+            for r, roll in enumerate(rolls):
+                counts = np.bincount(np.asarray(roll) - 1, minlength=game.faces)
+                codes[p, counts @ self.code_weights] = r
         self.roll_of_code = codes
 
     def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         tree, game = self.policy.tree, self.game
         bids = batch.state["bids"][rows]
         node = bids.astype(np.int64) @ self.bit
-        mover = batch.state["num_bids"][rows] % game.num_players
+        mover = batch.seat(batch.state["num_bids"][rows])
         counts = batch.state["counts"][rows, mover]
-        roll = self.roll_of_code[counts @ self.code_weights]
+        roll = self.roll_of_code[mover, counts @ self.code_weights]
         probs = np.zeros((len(rows), game.num_actions))
         later = np.arange(tree.B) > tree.highbit[node][:, None]
         children = node[:, None] | self.bit

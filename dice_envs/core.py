@@ -154,7 +154,7 @@ class Game(abc.ABC):
 
     def __hash__(self):
         mine = self.config()
-        return id(self) if mine is None else hash(tuple(mine.items()))
+        return id(self) if mine is None else hash(repr(sorted(mine.items())))  # repr: values may be lists
 
     def action_name(self, action: int) -> str:
         if self.action_names and 0 <= action < len(self.action_names):

@@ -8,9 +8,11 @@ use it.
 
 Rules (the seed document ``002``, "A Roll of the Liar's Dice"):
 
-* Each player rolls ``dice_per_player`` dice with ``faces`` sides (1..faces)
-  and sees only their own.
-* Players take turns, player 0 first.  A *bid* ``(q, f)`` claims "at least ``q``
+* Each player rolls their dice with ``faces`` sides (1..faces) and sees only
+  their own: ``dice_per_player`` dice each, or one count per player such as
+  ``(2, 1)`` (the round games of the whole game, where the loser of each round
+  loses a die).  How many dice each player holds is public.
+* Players take turns, ``starting_player`` (player 0 by default) first.  A *bid* ``(q, f)`` claims "at least ``q``
   of all the dice show face ``f``".  Each bid must be higher than the last: a
   higher quantity with any face, or the same quantity with a higher face.  Bids
   are numbered in that order, ``bid = (q - 1) * faces + (f - 1)`` (OpenSpiel's
@@ -20,10 +22,14 @@ Rules (the seed document ``002``, "A Roll of the Liar's Dice"):
   the caller wins.  The winner gets +1, the loser -1 (other players, when there
   are more than two, get 0).  After the highest bid the next player can only
   call.
-* ``wild=True``: the highest face is wild and counts towards a bid on any face
-  (a die showing the wild face counts once, also for a bid on the wild face).
-  This is OpenSpiel's ``liars_dice``; its two-player, one-six-sided-die value
-  for the first player is -7/258.
+* ``wild`` names the wild rule: ``"none"`` (``False``), ``"highest"`` (``True``:
+  the highest face is wild and counts towards a bid on any face; a die showing
+  the wild face counts once, also for a bid on the wild face; this is
+  OpenSpiel's ``liars_dice``, whose two-player, one-six-sided-die value for the
+  first player is -7/258) or ``"aces"`` (face 1 is wild, as at most tables of
+  Dudo and Perudo: it counts for every other face, and a bid on 1s counts only
+  1s).  The bid numbering is the same under every rule, so a bid on 1s is the
+  lowest bid of its quantity.
 
 Quantities run from 1 to the number of dice in play (``max_quantity=None``).
 The seed's F# program instead lets quantities run up to the number of *faces*
@@ -49,13 +55,40 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import combine, d, roll_counts
-from .validation import check_bool
 from .validation import check_int as _check_int
 
-__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "seed_game", "tree_size"]
+__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild", "seed_game",
+           "tree_size"]
 
 #: Node counts the seed reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
+
+
+#: The wild rules, by name; ``wild=True`` is ``"highest"`` and ``wild=False`` is ``"none"``.
+WILD_RULES = ("none", "highest", "aces")
+
+
+def check_wild(wild) -> str:
+    """The wild rule ``wild`` names (``"none"``, ``"highest"`` or ``"aces"``; ``True`` and
+    ``False`` are ``"highest"`` and ``"none"``), or ``ValueError``."""
+    if isinstance(wild, (bool, np.bool_)):
+        return "highest" if wild else "none"
+    if isinstance(wild, str) and wild in WILD_RULES:
+        return wild
+    raise ValueError(f"wild must be one of {list(WILD_RULES)} (or True for 'highest', False for 'none'), "
+                     f"got {wild!r}")
+
+
+def check_dice(dice_per_player, num_players: int) -> Tuple[int, ...]:
+    """Dice per player as a tuple of ``num_players`` counts, each 1 to 5: from one int (the
+    same for everybody) or one count per player; ``ValueError`` naming ``dice_per_player``."""
+    if isinstance(dice_per_player, (tuple, list, np.ndarray)):
+        counts = tuple(dice_per_player)
+        if len(counts) != num_players:
+            raise ValueError(f"dice_per_player must give one count per player ({num_players}), got "
+                             f"{len(counts)}: {dice_per_player!r}")
+        return tuple(_check_int(f"dice_per_player[{p}]", c, 1, 5) for p, c in enumerate(counts))
+    return (_check_int("dice_per_player", dice_per_player, 1, 5),) * num_players
 
 
 class LiarsDiceGame(Game):
@@ -63,12 +96,21 @@ class LiarsDiceGame(Game):
 
     Args:
         num_players: 2 to 6 players (the solvers need exactly 2).
-        dice_per_player: dice each player rolls, 1 to 5.
+        dice_per_player: dice each player rolls, 1 to 5: one int for everybody, or one
+            count per player (``(2, 1)``).
         faces: sides of each die, 2 to 6.
-        wild: the highest face is wild (OpenSpiel's rule).
+        wild: the wild rule, ``"none"``, ``"highest"`` (OpenSpiel's) or ``"aces"``;
+            ``True`` is ``"highest"`` and ``False`` is ``"none"``.
         max_quantity: the highest quantity one may bid (1 to 36); ``None`` means the number of
             dice in play.  ``faces`` gives the seed's bid space (see the module
             docstring).
+        starting_player: the player who bids first.
+
+    Attributes:
+        dice: dice per player, a tuple; ``dice_per_player`` is the argument as given back
+            by :meth:`config` (an int when everybody has the same count).
+        wild_rule, wild_face: the wild rule's name, and the wild face (``None``, ``faces`` or 1).
+        wild: some face is wild (a bool, for reports).
 
     Raises:
         ValueError: naming the argument and its allowed range.
@@ -76,13 +118,17 @@ class LiarsDiceGame(Game):
 
     name = "liars_dice"
 
-    def __init__(self, num_players: int = 2, dice_per_player: int = 1, faces: int = 6, wild: bool = False,
-                 max_quantity: Optional[int] = None):
+    def __init__(self, num_players: int = 2, dice_per_player=1, faces: int = 6, wild=False,
+                 max_quantity: Optional[int] = None, starting_player: int = 0):
         self.num_players = _check_int("num_players", num_players, 2, 6)
-        self.dice_per_player = _check_int("dice_per_player", dice_per_player, 1, 5)
+        self.dice = check_dice(dice_per_player, self.num_players)
+        self.dice_per_player = self.dice[0] if len(set(self.dice)) == 1 else self.dice
         self.faces = _check_int("faces", faces, 2, 6)
-        self.wild = check_bool("wild", wild)
-        self.total_dice = self.num_players * self.dice_per_player
+        self.wild_rule = check_wild(wild)
+        self.wild_face = {"none": None, "highest": self.faces, "aces": 1}[self.wild_rule]
+        self.wild = self.wild_face is not None
+        self.starting_player = _check_int("starting_player", starting_player, 0, self.num_players - 1)
+        self.total_dice = sum(self.dice)
         if max_quantity is None:
             max_quantity = self.total_dice
         self.max_quantity = _check_int("max_quantity", max_quantity, 1, 36)
@@ -111,10 +157,11 @@ class LiarsDiceGame(Game):
 
     def matches(self, face_counts, face: int) -> int:
         """How many dice count towards a bid on ``face``, given counts per face
-        (index 0 is face 1).  Wild dice count for every face."""
+        (index 0 is face 1; numpy arrays of counts along the first axis too).  Wild dice count
+        for every other face."""
         n = face_counts[face - 1]
-        if self.wild and face != self.faces:
-            n += face_counts[self.faces - 1]
+        if self.wild_face is not None and face != self.wild_face:
+            n = n + face_counts[self.wild_face - 1]
         return n
 
     def bid_is_true(self, action: int, rolls) -> bool:
@@ -127,26 +174,33 @@ class LiarsDiceGame(Game):
         return self.matches(counts, face) >= quantity
 
     @lru_cache(maxsize=None)
-    def roll_distribution(self):
-        """One player's roll: ``[(sorted faces tuple, Fraction), ...]``, exact."""
+    def roll_distribution(self, player: int = 0):
+        """``player``'s roll: ``[(sorted faces tuple, Fraction), ...]``, exact."""
         out = []
-        for counts, p in roll_counts(self.die, self.dice_per_player):
+        for counts, p in roll_counts(self.die, self.dice[player]):
             faces = tuple(f for f, c in zip(self.die.faces, counts) for _ in range(c))
             out.append((faces, p))
         return out
 
     def chance_distribution(self):
         """The opening chance node: every player's roll, ``[(rolls, Fraction), ...]``."""
-        return combine([self.roll_distribution()] * self.num_players)
+        return combine([self.roll_distribution(p) for p in range(self.num_players)])
+
+    @property
+    def prefix_size(self) -> int:
+        """Length of the observation before the dice counts (seat, own dice, bids, call): the
+        whole observation of dice_envs 0.1, which the models saved then read."""
+        return self.num_players + self.faces + self.num_actions
 
     @property
     def observation_shape(self):
-        return (self.num_players + self.faces + self.num_actions,)
+        return (self.prefix_size + self.num_players,)
 
     def observation_bounds(self):
         low = np.zeros(self.observation_shape, np.float32)
         high = np.ones(self.observation_shape, np.float32)
-        high[self.num_players : self.num_players + self.faces] = self.dice_per_player
+        high[self.num_players : self.num_players + self.faces] = max(self.dice)
+        high[self.prefix_size :] = self.dice
         return low, high
 
     def new_initial_state(self) -> "LiarsDiceState":
@@ -159,15 +213,31 @@ class LiarsDiceGame(Game):
         return f"P{player + 1} dice {dice}; bids {bids}"
 
     def __repr__(self):
-        return (
-            f"LiarsDiceGame(num_players={self.num_players}, dice_per_player={self.dice_per_player}, "
-            f"faces={self.faces}, wild={self.wild}, max_quantity={self.max_quantity})"
-        )
+        return "LiarsDiceGame(" + ", ".join(f"{k}={v!r}" for k, v in self.config().items()) + ")"
+
+    def describe(self) -> str:
+        """``"1 and 2 six-sided dice, aces wild"``: the game in words, for reports."""
+        names = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+        counts = (f"{self.dice[0]}" if len(set(self.dice)) == 1 else " and ".join(map(str, self.dice)))
+        each = " each" if len(set(self.dice)) == 1 else ""
+        plural = "dice" if max(self.dice) > 1 or len(set(self.dice)) > 1 else "die"
+        wild = {"none": "", "highest": ", highest face wild", "aces": ", aces wild"}[self.wild_rule]
+        return f"{counts} {names[self.faces]}-sided {plural}{each}{wild}"
 
     def config(self) -> dict:
-        """The arguments that rebuild this game (used in caches and reports)."""
-        return dict(num_players=self.num_players, dice_per_player=self.dice_per_player, faces=self.faces,
-                    wild=self.wild, max_quantity=self.max_quantity)
+        """The arguments that rebuild this game (used in caches, saved models and reports).
+
+        ``wild`` is ``True``/``False`` for the highest face or none (as dice_envs 0.1 wrote it)
+        and ``"aces"``; ``dice_per_player`` a list where the counts differ; ``starting_player``
+        is given only when it is not player 0, so the configurations of dice_envs 0.1 are unchanged."""
+        out = dict(num_players=self.num_players,
+                   dice_per_player=self.dice_per_player if isinstance(self.dice_per_player, int)
+                   else list(self.dice_per_player),
+                   faces=self.faces, wild=self.wild_rule if self.wild_rule == "aces" else self.wild,
+                   max_quantity=self.max_quantity)
+        if self.starting_player:
+            out["starting_player"] = self.starting_player
+        return out
 
 
 class LiarsDiceState(GameState):
@@ -195,16 +265,20 @@ class LiarsDiceState(GameState):
             return CHANCE
         if self.called:
             return TERMINAL
-        return len(self.bids) % self.game.num_players
+        return self.seat(len(self.bids))
+
+    def seat(self, turn: int) -> int:
+        """The player who makes the ``turn``-th decision of the round (from 0)."""
+        return (self.game.starting_player + turn) % self.game.num_players
 
     @property
     def bidder(self) -> Optional[int]:
         """The seat that made the last bid (``None`` before the first bid)."""
-        return (len(self.bids) - 1) % self.game.num_players if self.bids else None
+        return self.seat(len(self.bids) - 1) if self.bids else None
 
     @property
     def caller(self) -> Optional[int]:
-        return len(self.bids) % self.game.num_players if self.called else None
+        return self.seat(len(self.bids)) if self.called else None
 
     def legal_actions(self):
         if self.rolls is None or self.called:
@@ -220,8 +294,7 @@ class LiarsDiceState(GameState):
     def sample_chance(self, rng):
         """Roll every player's dice with ``rng`` (each die uniform on 1..faces)."""
         g = self.game
-        faces = rng.integers(1, g.faces + 1, size=(g.num_players, g.dice_per_player))
-        return tuple(tuple(sorted(int(f) for f in row)) for row in faces)
+        return tuple(tuple(sorted(int(f) for f in rng.integers(1, g.faces + 1, size=n))) for n in g.dice)
 
     def describe_outcome(self, outcome) -> str:
         return "dice rolled: " + "; ".join(
@@ -250,7 +323,7 @@ class LiarsDiceState(GameState):
         if self.rolls is None:
             rolls = tuple(tuple(sorted(int(f) for f in roll)) for roll in action)
             if len(rolls) != g.num_players or any(
-                len(r) != g.dice_per_player or not all(1 <= f <= g.faces for f in r) for r in rolls
+                len(r) != n or not all(1 <= f <= g.faces for f in r) for r, n in zip(rolls, g.dice)
             ):
                 raise ValueError(f"chance outcome {action!r} is not a roll of this game")
             return LiarsDiceState(g, rolls, (), False)
@@ -269,8 +342,9 @@ class LiarsDiceState(GameState):
 
     def observation(self, player: int) -> np.ndarray:
         """``player``'s view: seat one-hot (n), own dice as counts per face (faces),
-        one flag per bid made (num_bids), called flag (1).  The set of bids made is
-        the whole public history, since bids only go up and turns alternate."""
+        one flag per bid made (num_bids), called flag (1), every player's number of dice
+        (n, public).  The set of bids made is the whole public history, since bids only go
+        up and turns alternate."""
         g = self.game
         obs = np.zeros(g.observation_shape, np.float32)
         obs[player] = 1.0
@@ -282,6 +356,7 @@ class LiarsDiceState(GameState):
             obs[base + b] = 1.0
         if self.called:
             obs[base + g.num_bids] = 1.0
+        obs[g.prefix_size :] = g.dice
         return obs
 
     def __str__(self) -> str:
@@ -289,7 +364,7 @@ class LiarsDiceState(GameState):
         lines = []
         if self.rolls is None:
             return "dice not rolled yet"
-        history = ", ".join(f"player_{i % g.num_players}: {g.action_name(b)}" for i, b in enumerate(self.bids))
+        history = ", ".join(f"player_{self.seat(i)}: {g.action_name(b)}" for i, b in enumerate(self.bids))
         lines.append("bids: " + (history or "none yet"))
         if self.called:
             bid = g.action_name(self.bids[-1])

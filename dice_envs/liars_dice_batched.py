@@ -1,6 +1,6 @@
 """Liar's Dice, batched: the rules of :mod:`dice_envs.liars_dice` over arrays of games.
 
-Any number of players, dice, faces and the wild face.  The dice are rolled when a
+Any number of players, dice per player, faces, wild rule and starting player.  The dice are rolled when a
 game starts (the rules core's opening chance node); each die is uniform on
 1..faces.  ``tests/test_batched_liars_dice.py`` checks this copy of the rules
 against :class:`dice_envs.liars_dice.LiarsDiceState` step by step.  See
@@ -22,14 +22,15 @@ class LiarsDiceBatch(BatchedGame):
 
     Args:
         num_envs: the number of games.
-        num_players, dice_per_player, faces, wild, max_quantity: as
+        num_players, dice_per_player, faces, wild, max_quantity, starting_player: as
             :class:`dice_envs.liars_dice.LiarsDiceGame` (or pass ``game=``).
     """
 
-    def __init__(self, num_envs: int, num_players: int = 2, dice_per_player: int = 1, faces: int = 6,
-                 wild: bool = False, max_quantity: Optional[int] = None, game: Optional[LiarsDiceGame] = None):
+    def __init__(self, num_envs: int, num_players: int = 2, dice_per_player=1, faces: int = 6,
+                 wild=False, max_quantity: Optional[int] = None, game: Optional[LiarsDiceGame] = None,
+                 starting_player: int = 0):
         game = game if game is not None else LiarsDiceGame(num_players, dice_per_player, faces, wild,
-                                                             max_quantity)
+                                                             max_quantity, starting_player)
         bids = np.arange(game.num_bids)
         self.bid_quantity = bids // game.faces + 1
         self.bid_face = bids % game.faces  # 0-based face index
@@ -50,17 +51,24 @@ class LiarsDiceBatch(BatchedGame):
     def _reset(self, s: State, rng) -> None:
         g = self.game
         m = len(s["done"])
-        faces = rng.integers(0, g.faces, size=(m, g.num_players, g.dice_per_player))
-        flat = (np.arange(m * g.num_players)[:, None] * g.faces + faces.reshape(m * g.num_players, -1)).ravel()
+        faces = rng.integers(0, g.faces, size=(m, g.num_players, max(g.dice)))
+        # Dice beyond a player's count go to one spare bin, past every (game, player, face) bin.
+        spare = m * g.num_players * g.faces
+        held = np.arange(max(g.dice)) < np.array(g.dice)[:, None]  # (players, dice)
+        flat = np.where(held, np.arange(m * g.num_players).reshape(m, g.num_players, 1) * g.faces + faces, spare)
         s["dealt"][:] = True
-        s["counts"][:] = np.bincount(flat, minlength=m * g.num_players * g.faces).reshape(m, g.num_players, g.faces)
+        s["counts"][:] = np.bincount(flat.ravel(), minlength=spare + 1)[:spare].reshape(m, g.num_players, g.faces)
         s["bids"][:] = False
         s["last_bid"][:] = -1
         s["num_bids"][:] = 0
         s["called"][:] = False
 
+    def seat(self, turn: np.ndarray) -> np.ndarray:
+        """The player who makes decision number ``turn`` (as :meth:`LiarsDiceState.seat`)."""
+        return (self.game.starting_player + turn) % self.game.num_players
+
     def _mover(self, s: State) -> np.ndarray:
-        return s["num_bids"] % self.game.num_players
+        return self.seat(s["num_bids"])
 
     def _legal(self, s: State) -> np.ndarray:
         g = self.game
@@ -85,11 +93,12 @@ class LiarsDiceBatch(BatchedGame):
             total = s["counts"][c].sum(axis=1)  # (k, faces)
             face = self.bid_face[last]
             matches = total[np.arange(len(c)), face]
-            if g.wild:
-                matches = matches + np.where(face != g.faces - 1, total[:, g.faces - 1], 0)
+            if g.wild_face is not None:
+                wild = g.wild_face - 1
+                matches = matches + np.where(face != wild, total[:, wild], 0)
             true = matches >= self.bid_quantity[last]
-            caller = s["num_bids"][c] % g.num_players
-            bidder = (s["num_bids"][c] - 1) % g.num_players
+            caller = self.seat(s["num_bids"][c])
+            bidder = self.seat(s["num_bids"][c] - 1)
             winner = np.where(true, bidder, caller)
             loser = np.where(true, caller, bidder)
             rewards[c, winner] = 1.0
@@ -108,6 +117,7 @@ class LiarsDiceBatch(BatchedGame):
         base = g.num_players + g.faces
         obs[:, base : base + g.num_bids] = s["bids"]
         obs[:, base + g.num_bids] = s["called"]
+        obs[:, g.prefix_size :] = g.dice
         return obs
 
     def _load(self, s: State, k: int, state: LiarsDiceState) -> None:

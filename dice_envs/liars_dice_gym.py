@@ -4,7 +4,7 @@
 | Import             | `gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")` (after `import dice_envs`) |
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v0`) |
-| Observation Space  | Box `(n + F + Q * F + 1,)`: the AEC observation of the agent's seat |
+| Observation Space  | Box `(n + F + Q * F + 1 + n,)`: the AEC observation of the agent's seat |
 | Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
 | Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
@@ -27,11 +27,12 @@ exploitability (what a best response to it would win) bounds that shortfall.
 
 ``` python
 gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium", num_players=2, dice_per_player=1,
-               faces=6, wild=False, max_quantity=None, seat=None, exploitability=1e-4,
+               faces=6, wild=False, max_quantity=None, starting_player=0, seat=None, exploitability=1e-4,
                render_mode=None, illegal_action="terminate")
 ```
 
-``opponent``: see :func:`dice_envs.agents.liars_dice_opponents.make_opponent`.  ``seat``:
+``opponent``: see :func:`dice_envs.agents.liars_dice_opponents.make_opponent`.  The game's
+arguments are :mod:`dice_envs.liars_dice_v0`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...).  ``seat``:
 the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
 how closely the equilibrium opponent is solved (cached on disk after the first
 solve: about a second for one 6-sided die each).  ``illegal_action``:
@@ -62,17 +63,18 @@ class LiarsDiceEnv(SingleAgentEnv):
         self,
         opponent="equilibrium",
         num_players: int = 2,
-        dice_per_player: int = 1,
+        dice_per_player=1,
         faces: int = 6,
-        wild: bool = False,
+        wild=False,
         max_quantity: Optional[int] = None,
+        starting_player: int = 0,
         seat: Optional[int] = None,
         exploitability: float = 1e-4,
         render_mode: Optional[str] = None,
         illegal_action: str = "terminate",
     ):
         aec = raw_env(num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
-                      max_quantity=max_quantity)
+                      max_quantity=max_quantity, starting_player=starting_player)
         from dice_envs.agents.liars_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.opponent = make_opponent(opponent, aec.game, exploitability)
@@ -90,10 +92,11 @@ class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
         num_envs: int,
         opponent="equilibrium",
         num_players: int = 2,
-        dice_per_player: int = 1,
+        dice_per_player=1,
         faces: int = 6,
-        wild: bool = False,
+        wild=False,
         max_quantity: Optional[int] = None,
+        starting_player: int = 0,
         seat: Optional[int] = None,
         exploitability: float = 1e-4,
         render_mode: Optional[str] = None,
@@ -101,7 +104,7 @@ class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
     ):
         if render_mode is not None:
             raise ValueError(f"the batched Liar's Dice env does not render; render_mode must be None, got {render_mode!r}")
-        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity)
+        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
         from dice_envs.agents.liars_dice_opponents import make_batched_opponent  # solvers only for opponents
 
         super().__init__(LiarsDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game, exploitability),

@@ -64,9 +64,18 @@ def _none(value):
 
 
 def _liars_dice(p):
+    """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
+    each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
     from .liars_dice import LiarsDiceGame
 
-    return LiarsDiceGame(p["num_players"], p["dice_per_player"], p["faces"], p["wild"], _none(p["max_quantity"]))
+    dice = p["dice_per_player"]
+    if p["dice"]:
+        try:
+            dice = tuple(int(n) for n in p["dice"].replace(" ", ",").split(",") if n)
+        except ValueError:
+            raise ValueError(f"dice must be counts such as '2,1', got {p['dice']!r}") from None
+    return LiarsDiceGame(p["num_players"], dice, p["faces"], p["wild_rule"] or p["wild"], _none(p["max_quantity"]),
+                         p["starting_player"])
 
 
 def _pig(p):
@@ -110,7 +119,8 @@ _U = pyspiel.GameType.Utility
 GAMES: Dict[str, GameSpec] = {
     "liars_dice": GameSpec(
         "Liar's Dice (dice_envs)",
-        dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1), _liars_dice,
+        dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
+             starting_player=0), _liars_dice,
         _I.IMPERFECT_INFORMATION, _U.ZERO_SUM,
         lambda g: len(g.chance_distribution()), lambda g: (-1.0, 1.0, 0.0 if g.num_players == 2 else None),
         lambda g: g.num_bids + 1, hidden=True),

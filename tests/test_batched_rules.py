@@ -37,6 +37,9 @@ CONFIGS = {
     "liars_dice 1x6 wild": (lambda n: LiarsDiceBatch(n, faces=6, wild=True), HEADLINE),
     "liars_dice 3 players, 2x4": (lambda n: LiarsDiceBatch(n, 3, 2, 4), 40_000),
     "liars_dice 2x3 wild, seed bids": (lambda n: LiarsDiceBatch(n, 2, 2, 3, wild=True, max_quantity=5), 20_000),
+    "liars_dice 2v1 of 6, aces wild": (lambda n: LiarsDiceBatch(n, 2, (2, 1), 6, wild="aces"), 40_000),
+    "liars_dice 3 players 1,3,2 of 4, aces wild, player 2 first": (
+        lambda n: LiarsDiceBatch(n, 3, (1, 3, 2), 4, wild="aces", starting_player=2), 40_000),
 }
 
 
@@ -96,7 +99,8 @@ def test_pig_rolls_follow_chance_outcomes(die):
 
 
 @pytest.mark.parametrize("config", [dict(faces=6), dict(num_players=2, dice_per_player=2, faces=4),
-                                    dict(num_players=3, dice_per_player=2, faces=3)])
+                                    dict(num_players=3, dice_per_player=2, faces=3),
+                                    dict(num_players=3, dice_per_player=(1, 3, 2), faces=3)])
 def test_liars_dice_rolls_follow_chance_outcomes(config):
     game = LiarsDiceGame(**config)
     batch = LiarsDiceBatch(50_000, game=game)

@@ -18,13 +18,15 @@ from dice_envs.liars_dice import SEED_TREE_SIZES, LiarsDiceGame, seed_game, tree
 @pytest.mark.parametrize(
     "kwargs",
     [dict(), dict(faces=2), dict(wild=True), dict(num_players=3, dice_per_player=2, faces=4, wild=True),
-     dict(faces=4, max_quantity=4)],
+     dict(faces=4, max_quantity=4), dict(dice_per_player=(2, 1), wild="aces"),
+     dict(num_players=3, dice_per_player=(1, 3, 2), faces=4, wild="aces", starting_player=1)],
 )
 def test_api(kwargs):
     api_test(liars_dice_v0.env(**kwargs), num_cycles=300)
 
 
-@pytest.mark.parametrize("kwargs", [dict(), dict(num_players=4, dice_per_player=2)])
+@pytest.mark.parametrize("kwargs", [dict(), dict(num_players=4, dice_per_player=2),
+                                    dict(dice_per_player=(1, 2), wild="aces", starting_player=1)])
 def test_seed(kwargs):
     seed_test(lambda: liars_dice_v0.env(**kwargs), num_cycles=300)
 
@@ -47,7 +49,10 @@ def test_registry_and_module_forms():
         (dict(faces=1), "faces must be an integer from 2 to 6"),
         (dict(faces=7), "faces"),
         (dict(faces=True), "faces must be an integer"),
-        (dict(wild="yes"), "wild must be True or False"),
+        (dict(wild="yes"), "wild must be one of"),
+            (dict(wild="twos"), "wild must be one of"),
+            (dict(dice_per_player=(0, 2)), r"dice_per_player\[0\] must be an integer from 1 to 5"),
+            (dict(dice_per_player=(1, 2, 3)), "one count per player"),
         (dict(max_quantity=0), "max_quantity"),
         (dict(render_mode="rgb"), "render_mode"),
         (dict(max_cycles=0), "max_cycles"),
@@ -89,6 +94,42 @@ def test_wrapped_env_punishes_illegal_action():
     env.step(env.unwrapped.game.call_action)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1, "player_1": 0}
+
+
+@pytest.mark.parametrize(
+    "rolls, bid, true",
+    [
+        (((1,), (6,)), (2, 6), True),  # the ace counts for sixes
+        (((1,), (6,)), (2, 1), False),  # a bid on aces counts only aces
+        (((1,), (1,)), (2, 1), True),
+        (((1, 1), (3,)), (3, 3), True),
+        (((1, 2), (3,)), (2, 2), True),
+        (((6, 6), (6,)), (1, 1), False),
+        (((2, 4), (5,)), (1, 3), False),
+    ],
+)
+def test_aces_wild(rolls, bid, true):
+    game = LiarsDiceGame(dice_per_player=tuple(map(len, rolls)), wild="aces")
+    assert game.bid_is_true(game.bid_action(*bid), rolls) is true
+    assert game.wild_face == 1 and game.wild
+    state = game.new_initial_state().apply(rolls).apply(game.bid_action(*bid)).apply(game.call_action)
+    assert state.returns() == ((1.0, -1.0) if true else (-1.0, 1.0))
+
+
+def test_wild_rules_and_dice_per_player_spellings():
+    assert LiarsDiceGame(wild=True).wild_rule == "highest" and LiarsDiceGame(wild=False).wild_rule == "none"
+    assert LiarsDiceGame(wild=True) == LiarsDiceGame(wild="highest")
+    assert LiarsDiceGame(dice_per_player=(2, 2)) == LiarsDiceGame(dice_per_player=2)
+    game = LiarsDiceGame(dice_per_player=[1, 2], wild="aces", starting_player=1)
+    assert game.dice == (1, 2) and game.total_dice == 3 and game.num_bids == 18
+    assert LiarsDiceGame(**game.config()) == game and hash(LiarsDiceGame(**game.config())) == hash(game)
+    assert game.describe() == "1 and 2 six-sided dice, aces wild"
+    # The observation is 0.1's (seat, own dice, bids, call) followed by the dice counts.
+    state = game.new_initial_state().apply(((3,), (1, 5))).apply(4)
+    obs = state.observation(0)
+    assert obs.shape == game.observation_shape == (game.prefix_size + 2,)
+    assert obs[game.prefix_size:].tolist() == [1.0, 2.0] and obs[:2].tolist() == [1.0, 0.0]
+    assert state.current_player == 0 and state.bidder == 1  # player 1 bid first
 
 
 @pytest.mark.parametrize(
@@ -135,21 +176,28 @@ def test_chance_is_exact():
 
 
 def _count_true(rolls, quantity, face, faces, wild):
+    """An independent reading of the rules: does the bid hold?"""
+    joker = {"none": None, "highest": faces, "aces": 1}[wild]
     dice = [f for roll in rolls for f in roll]
-    n = sum(1 for f in dice if f == face or (wild and f == faces and face != faces))
+    n = sum(1 for f in dice if f == face or (f == joker and face != joker))
     return n >= quantity
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 2**31 - 1),
     num_players=st.integers(2, 4),
-    dice=st.integers(1, 3),
+    dice=st.lists(st.integers(1, 3), min_size=4, max_size=4),
+    same_dice=st.booleans(),
     faces=st.integers(2, 6),
-    wild=st.booleans(),
+    wild=st.sampled_from(["none", "highest", "aces"]),
+    first=st.integers(0, 3),
 )
-def test_random_play_follows_the_rules(seed, num_players, dice, faces, wild):
-    env = liars_dice_v0.raw_env(num_players=num_players, dice_per_player=dice, faces=faces, wild=wild)
+def test_random_play_follows_the_rules(seed, num_players, dice, same_dice, faces, wild, first):
+    dice = dice[0] if same_dice else tuple(dice[:num_players])
+    first %= num_players
+    env = liars_dice_v0.raw_env(num_players=num_players, dice_per_player=dice, faces=faces, wild=wild,
+                                starting_player=first)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     game = env.game
@@ -165,6 +213,8 @@ def test_random_play_follows_the_rules(seed, num_players, dice, faces, wild):
         assert space.contains(obs["observation"])
         own = obs["observation"][num_players : num_players + faces]
         assert own.tolist() == [state.rolls[seat].count(f) for f in range(1, faces + 1)]
+        assert obs["observation"][-num_players:].tolist() == [len(r) for r in state.rolls]
+        assert seat == (first + len(state.bids)) % num_players
         mask = obs["action_mask"]
         assert np.flatnonzero(mask).tolist() == list(state.legal_actions())
         assert mask[game.call_action] == (last >= 0)

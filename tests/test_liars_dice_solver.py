@@ -110,6 +110,17 @@ def test_seed_bid_space_has_the_same_value():
     assert generic.certify_value(tree, solve_lp(tree).policy) == (LP_VALUES[3], LP_VALUES[3])
 
 
+@pytest.mark.parametrize("game", [LiarsDiceGame(faces=4, wild="aces"),
+                                  LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces"),
+                                  LiarsDiceGame(dice_per_player=(2, 1), faces=3, wild="aces", starting_player=1)],
+                         ids=["1v1x4aces", "1v2x3aces", "2v1x3aces-p1first"])
+def test_aces_and_unequal_dice_lp_and_cfr_agree(game):
+    """CFR+ on the public tree against the sequence-form LP over the explicit tree."""
+    lp = solve_lp(build_tree(game))
+    result = solve(game, target_exploitability=1e-5)
+    assert abs(result.value_first_player - lp.value) <= 2 * result.exploitability + 1e-9
+
+
 def test_two_dice_each_lp_and_cfr_agree():
     game = LiarsDiceGame(dice_per_player=2, faces=2, wild=True)
     lp = solve_lp(build_tree(game))
@@ -134,8 +145,11 @@ def _random_policy(tree: PublicTree, seed: int) -> TreePolicy:
 @pytest.mark.parametrize(
     "game",
     [LiarsDiceGame(faces=3), LiarsDiceGame(faces=4, wild=True), seed_game(3),
-     LiarsDiceGame(dice_per_player=2, faces=2)],
-    ids=["3", "4wild", "seed3", "2d2"],
+     LiarsDiceGame(dice_per_player=2, faces=2), LiarsDiceGame(faces=4, wild="aces"),
+     LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces"),
+     LiarsDiceGame(dice_per_player=(2, 1), faces=2, wild="aces", starting_player=1),
+     LiarsDiceGame(dice_per_player=(1, 2), faces=3, starting_player=1)],
+    ids=["3", "4wild", "seed3", "2d2", "4aces", "1v2x3aces", "2v1x2aces-p1first", "1v2x3-p1first"],
 )
 @pytest.mark.parametrize("seed", [0, 1])
 def test_vectorised_evaluation_matches_tree_walk(game, seed):

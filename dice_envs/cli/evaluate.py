@@ -38,11 +38,9 @@ def _pig(parser) -> None:
 
 
 def _liars_dice(parser) -> None:
-    parser.add_argument("--faces", type=int, default=None, help="faces per die (default: the model's, else 6)")
-    parser.add_argument("--dice", dest="dice_per_player", type=int, default=None,
-                        help="dice per player (default: the model's, else 1)")
-    parser.add_argument("--wild", action="store_true", default=None,
-                        help="ones are wild (default: the model's game, else not wild)")
+    from .liars_dice import game_arguments
+
+    game_arguments(parser, defaults=False)
     parser.add_argument("--exploitability", type=float, default=None, metavar="E",
                         help="exploitability the CFR+ reference equilibrium is solved to (1e-4)")
     parser.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
@@ -101,6 +99,10 @@ def evaluate(args: argparse.Namespace) -> int:
         from .pig import die_from_args
 
         config["die"] = die_from_args(args)
+    if args.game == "liars-dice":
+        from .liars_dice import dice_argument
+
+        config["dice_per_player"] = dice_argument(config.pop("dice"))
     report = score(args.game, args.agent, args.greedy, **config)
     if "die" in report["config"]:
         from .pig import die_summary
@@ -122,7 +124,8 @@ def print_report(report: dict) -> None:
     print(f"  {report['payoff']}: {report['value']:.6f}" + (
         "" if report["seats"] is None else
         f" (as first {report['seats']['first']:.6f}, as second {report['seats']['second']:.6f})"))
-    best = {"optimal": "the optimal policy", "equilibrium": "the equilibrium"}.get(report["opponent"], "the optimum")
+    best = {"optimal": "the optimal policy", "equilibrium": "the equilibrium",
+            "best_response": "an equilibrium"}.get(report["opponent"], "the optimum")
     print(f"  {best} in its place: {report['optimal_value']:.6f}; gap {report['gap']:+.6f}")
     if "difference" in report["details"]:
         print(f"  Difference (both seats' win probabilities - 1): {report['details']['difference']:+.6f}")

@@ -11,17 +11,32 @@ import numpy as np
 from . import print_json
 
 
-def _game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--faces", type=int, default=6, help="sides of each die, 2 to 6 (6)")
-    parser.add_argument("--dice", type=int, default=1, help="dice per player, 1 to 5 (1)")
-    parser.add_argument("--wild", action="store_true", help="the highest face is wild (OpenSpiel's liars_dice)")
+def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
+    """``--faces``, ``--dice N [N ...]`` and ``--wild [aces|highest|none]`` (a bare ``--wild`` is
+    ``highest``); with ``defaults=False`` an option left out is None (``evaluate`` then takes
+    the model's own game)."""
+    parser.add_argument("--faces", type=int, default=6 if defaults else None, help="sides of each die, 2 to 6 (6)")
+    parser.add_argument("--dice", type=int, nargs="+", default=[1] if defaults else None, metavar="N",
+                        help="dice per player, 1 to 5: one count for everybody (--dice 2) or one per player "
+                             "(--dice 2 1) (1)")
+    parser.add_argument("--wild", nargs="?", const="highest", default="none" if defaults else None,
+                        choices=["aces", "highest", "none"],
+                        help="the wild face: aces (face 1, as most tables play), highest (the highest face, "
+                             "OpenSpiel's liars_dice; a bare --wild) or none (the default)")
+
+
+def dice_argument(dice):
+    """``--dice``'s values as ``dice_per_player``: one int, or a tuple of counts (None stays None)."""
+    if dice is None or isinstance(dice, int):
+        return dice
+    return dice[0] if len(dice) == 1 else tuple(dice)
 
 
 def add_commands(verbs) -> None:
     solve = verbs["solve"].add_parser(
         "liars-dice", help="Liar's Dice (2 players): equilibrium by CFR+, value and exploitability"
     )
-    _game_arguments(solve)
+    game_arguments(solve)
     solve.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
                        help="stop when the average policy's exploitability (NashConv/2) is <= E (1e-4)")
     solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+",
@@ -34,7 +49,7 @@ def add_commands(verbs) -> None:
     solve.set_defaults(handler=solve_liars_dice)
 
     export = verbs["export-efg"].add_parser("liars-dice", help="write Liar's Dice as a Gambit .efg file")
-    _game_arguments(export)
+    game_arguments(export)
     export.add_argument("--max-quantity", type=int, default=None,
                         help="highest quantity one may bid (default: the number of dice in play)")
     export.add_argument("--seed-bids", action="store_true",
@@ -45,7 +60,7 @@ def add_commands(verbs) -> None:
     export.set_defaults(handler=export_liars_dice)
 
     play = verbs["play"].add_parser("liars-dice", help="play Liar's Dice against the equilibrium")
-    _game_arguments(play)
+    game_arguments(play)
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to bid first, 1 to bid second")
     play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
@@ -53,7 +68,7 @@ def add_commands(verbs) -> None:
     play.set_defaults(handler=play_liars_dice)
 
 
-def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitability: float = 1e-4,
+def solve_report(faces: int = 6, dice=1, wild="none", exploitability: float = 1e-4,
                  algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
                  cache_dir=None, progress=None) -> dict:
     """Solve one game and return the figures the CLI prints."""
@@ -66,6 +81,8 @@ def solve_report(faces: int = 6, dice: int = 1, wild: bool = False, exploitabili
     report = result.as_dict()
     report["target_exploitability"] = exploitability
     report["converged"] = result.exploitability <= exploitability
+    report["predictions"] = [{"iteration": t, "iterations": n, "cpu_seconds": c} for t, n, c in result.predictions]
+    report["cpu_seconds"] = result.cpu_seconds
     if lp:
         from dice_envs.agents.game_tree import build_tree
         from dice_envs.agents.sequence_form import solve_lp
@@ -88,7 +105,7 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     def progress(iteration, expl):  # on stderr, so --json output stays one object
         print(f"\riteration {iteration}: exploitability {expl:.2e}", end="", file=sys.stderr, flush=True)
 
-    report = solve_report(args.faces, args.dice, args.wild, args.exploitability, args.algorithm,
+    report = solve_report(args.faces, dice_argument(args.dice), args.wild, args.exploitability, args.algorithm,
                           args.max_iterations, args.lp, args.cache_dir,
                           progress if sys.stderr.isatty() else None)
     if sys.stderr.isatty():
@@ -96,8 +113,10 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    wild = ", highest face wild" if args.wild else ""
-    print(f"Liar's Dice, {args.dice} {args.faces}-sided di{'c' if args.dice > 1 else ''}e each{wild}")
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    print(f"Liar's Dice, {game.describe()}")
     print(f"  first player's value  {report['value_first_player']:+.6f}")
     print(f"  exploitability        {report['exploitability']:.2e} (target {args.exploitability:.0e})")
     print(f"  {args.algorithm} iterations   {report['iterations']}, {report['seconds']:.2f} s")
@@ -118,8 +137,9 @@ def export_liars_dice(args: argparse.Namespace) -> int:
     from dice_envs.resources import check_disk, check_resources
 
     max_quantity = args.faces if args.seed_bids else args.max_quantity
-    game = LiarsDiceGame(dice_per_player=args.dice, faces=args.faces, wild=args.wild, max_quantity=max_quantity)
-    out = args.out or f"liars_dice_{args.faces}{'_wild' if args.wild else ''}.efg"
+    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild,
+                         max_quantity=max_quantity)
+    out = args.out or f"liars_dice_{args.faces}{'' if args.wild == 'none' else '_' + args.wild}.efg"
     comment = (
         "Liar's Dice (dice_envs): bids 'at least q dice show face f', a call ends the game; "
         "payoff +1 to the winner of the call, -1 to the loser."
@@ -143,7 +163,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     from dice_envs.agents.liars_dice_solver import default_cache_dir, solve
     from dice_envs import liars_dice_v0
 
-    env = liars_dice_v0.raw_env(dice_per_player=args.dice, faces=args.faces, wild=args.wild)
+    env = liars_dice_v0.raw_env(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
     game = env.game
     print("solving the computer's strategy ...", file=sys.stderr)
     result = solve(game, args.exploitability, cache_dir=default_cache_dir())
@@ -151,7 +171,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     env.reset(seed=args.seed)
     me = env.possible_agents[args.seat]
     print(f"you are {me}; your dice: {' '.join(map(str, env.game_state.rolls[args.seat]))}"
-          f"{' (' + str(game.faces) + 's are wild)' if game.wild else ''}")
+          f"{' (' + str(game.wild_face) + 's are wild)' if game.wild else ''}")
     print(f"(the equilibrium is worth {result.value_first_player:+.4f} to player_0)")
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
