@@ -47,7 +47,7 @@ def check_probabilities(probabilities, masks: np.ndarray, what: str = "the agent
     ``offset``).
     """
     try:
-        probs = np.array(probabilities, dtype=np.float64)
+        probs = np.asarray(probabilities, dtype=np.float64)  # not changed here: the result is a new array
     except (TypeError, ValueError) as err:
         raise ValueError(f"{what} must return an array of action probabilities, got {type(probabilities).__name__} "
                          f"({err})") from None
@@ -63,15 +63,14 @@ def check_probabilities(probabilities, masks: np.ndarray, what: str = "the agent
         raise ValueError(f"{what} {problem} ({where}: probabilities {probs[i].tolist()}, legal actions "
                          f"{np.flatnonzero(masks[i]).tolist()})")
 
-    bad = ~np.isfinite(probs).all(axis=1)
-    if bad.any():
-        fail(bad, "returned non-finite probabilities")
-    bad = ((probs < 0) | (probs > 1)).any(axis=1)
-    if bad.any():
-        fail(bad, "returned probabilities outside [0, 1]")
-    bad = ((probs > 0) & ~masks).any(axis=1)
-    if bad.any():
-        fail(bad, "put probability on illegal actions")
+    # Each check runs once over the whole answer; the rows are looked at only when it fails.
+    if not np.isfinite(probs).all():
+        fail(~np.isfinite(probs).all(axis=1), "returned non-finite probabilities")
+    if probs.size and (probs.min() < 0 or probs.max() > 1):
+        fail(((probs < 0) | (probs > 1)).any(axis=1), "returned probabilities outside [0, 1]")
+    illegal_mass = np.where(masks, 0.0, probs)
+    if illegal_mass.any():
+        fail(illegal_mass.any(axis=1), "put probability on illegal actions")
     sums = probs.sum(axis=1)
     bad = np.abs(sums - 1.0) > SUM_TOLERANCE
     if bad.any():

