@@ -335,6 +335,31 @@ def _liars_dice_streamed(spec, game) -> dict:
                                  "too large to solve here (the exploitability is streamed over the public tree)")
 
 
+def _liars_dice_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, starting_player: int = 0,
+                      next_starter: str = "loser") -> dict:
+    """The whole game: the exact exploitability of a whole-game policy, from its round games."""
+    from dice_envs.liars_dice_match import LiarsDiceMatchGame
+
+    from .liars_dice_match_solver import match_exploitability
+
+    game = LiarsDiceMatchGame(2, 2 if dice_per_player is None else dice_per_player, 6 if faces is None else faces,
+                              "aces" if wild is None else wild, starting_player, next_starter)
+    if isinstance(spec, Agent):
+        _check_size(spec, int(game.observation_shape[0]), repr(game))
+        agent = spec
+    elif spec in ("random", "uniform"):
+        agent = _uniform_liars_dice_agent()
+    else:
+        raise ValueError(f"agent must be a saved model, module:function or 'random', got {spec!r}")
+    result = match_exploitability(game, agent)
+    uniform = result if agent.kind == "builtin" else match_exploitability(game, _uniform_liars_dice_agent())
+    report = _best_response_report(result["nash_conv"], result["best_response"], uniform["exploitability"],
+                                   "the whole game's is solved only up to three dice in play")
+    report["details"]["value_self_play_player_0"] = result["value_first_player"]
+    report["details"]["rounds"] = result["positions"]
+    return {**report, "config": game.config()}
+
+
 def _uniform_liars_dice_agent() -> Agent:
     from .agent_contract import uniform_agent
 
@@ -382,13 +407,15 @@ GAMES = {
     "zombie-dice": _zombie_dice,
     "pig": _pig,
     "liars-dice": _liars_dice,
+    "liars-dice-match": _liars_dice_match,
     "shakes": _shakes,
     "closest-number": _closest_number,
 }
 
 #: The names the training scripts record for a game (``model.json``, ``dice_envs.json``), by :data:`GAMES` key.
 RECORDED_NAMES = {"ayzd": ("ayzd", "all_yellow_zombie_dice"), "zombie-dice": ("zombie-dice", "zombie_dice"),
-                  "pig": ("pig",), "liars-dice": ("liars-dice", "liars_dice"), "shakes": ("shakes",),
+                  "pig": ("pig",), "liars-dice": ("liars-dice", "liars_dice"),
+                  "liars-dice-match": ("liars-dice-match", "liars_dice_match"), "shakes": ("shakes",),
                   "closest-number": ("closest-number", "closest_number")}
 
 
@@ -406,7 +433,7 @@ _BUILTIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Games whose optimum is a mixed strategy: networks are scored on their probabilities there
 #: unless asked otherwise; elsewhere on their greedy decisions.
-MIXED = ("liars-dice", "closest-number")
+MIXED = ("liars-dice", "liars-dice-match", "closest-number")
 
 
 def score(game: str, agent, greedy: Optional[bool] = None, **config) -> dict:

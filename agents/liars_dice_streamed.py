@@ -45,7 +45,8 @@ from dice_envs.resources import check_resources
 
 from .liars_dice_solver import Evaluation
 
-__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "streamed_evaluate", "DEFAULT_BLOCK_BITS"]
+__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "streamed_best_responses",
+           "streamed_evaluate", "DEFAULT_BLOCK_BITS"]
 
 #: High bids per block: ``2 ** 16`` public nodes.
 DEFAULT_BLOCK_BITS = 16
@@ -232,8 +233,24 @@ class _Sweep:
                 self.own_edge[p][parents + lo] = probs[: len(parents), :, k + shift]
 
 
+def streamed_best_responses(game: LiarsDiceGame, source, block_bits: Optional[int] = None,
+                            progress: Optional[Callable[[int, int], None]] = None):
+    """:func:`streamed_evaluate`, and each player's best response as actions:
+    ``(evaluation, [actions of player 0, actions of player 1])``, where ``actions[q][m, r]``
+    (int8, ``(2 ** B, R_q)``) is player ``q``'s best action at public node ``m`` holding its
+    roll ``r``, wherever ``q`` is to act (-1 elsewhere): a deterministic best response to
+    ``source``, which Monte Carlo play can check (one byte per information state: 352 MB per
+    player with two six-sided dice each, checked against the memory limit)."""
+    tree = StreamedTree(game, block_bits)
+    check_resources(f"the best responses of {game!r} (one byte per information state)",
+                    2**tree.B * sum(tree.R))
+    actions = [np.full((2**tree.B, tree.R[q]), -1, np.int8) for q in (0, 1)]
+    return streamed_evaluate(game, source, block_bits, progress, tree, actions), actions
+
+
 def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = None,
-                      progress: Optional[Callable[[int, int], None]] = None) -> Evaluation:
+                      progress: Optional[Callable[[int, int], None]] = None,
+                      tree: Optional[StreamedTree] = None, best_actions: Optional[list] = None) -> Evaluation:
     """The exact value, best responses, NashConv and exploitability of the policy ``source``
     plays in both seats (as :func:`dice_envs.agents.liars_dice_solver.evaluate`), holding
     one block of ``2 ** block_bits`` public nodes at a time.
@@ -244,12 +261,15 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
             :class:`AgentSource`), or a :class:`~dice_envs.agents.liars_dice_solver.TreePolicy`.
         block_bits: high bids per block (default :data:`DEFAULT_BLOCK_BITS`, or all of them).
         progress: called as ``progress(blocks done, blocks)``.
+        tree: the :class:`StreamedTree` to use (made from ``game`` and ``block_bits`` if None;
+            one with negated payoffs gives the responses that try to lose).
+        best_actions: filled with the best responses' actions (see :func:`streamed_best_responses`).
 
     Raises:
         ValueError: a game that is not two-player, a block over the memory limit, or a policy
             whose answers fail the agent contract.
     """
-    tree = StreamedTree(game, block_bits)
+    tree = StreamedTree(game, block_bits) if tree is None else tree
     if not isinstance(source, PolicySource):
         source = TreePolicySource(source) if hasattr(source, "edge") else AgentSource(source, game, tree)
     check_resources(f"the streamed evaluation of {game!r} (blocks of 2**{tree.H} public nodes)",
@@ -268,7 +288,7 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
         block = _Sweep(tree, source, m_lo, L, H)
         reach = [_top_down(low_reach[p][m_lo], block.own_edge[p], H) for p in (0, 1)]
         for q in (0, 1):
-            br, ev = _block_values(tree, block, reach, q, m_lo)
+            br, ev = _block_values(tree, block, reach, q, None if best_actions is None else best_actions[q])
             part_br[q][m_lo] = br
             if q == 0:
                 part_ev[m_lo] = ev
@@ -281,6 +301,10 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
         mine = (low.acting == q)[:, None]
         for k in range(L - 1, -1, -1):
             lo, hi = 1 << k, 1 << (k + 1)
+            if best_actions is not None:
+                better = mine[:lo] & (v[lo:hi] > v[:lo])
+                rows, cols = np.nonzero(better)
+                best_actions[q][rows, cols] = k
             v[:lo] = np.where(mine[:lo], np.maximum(v[:lo], v[lo:hi]), v[:lo] + v[lo:hi])
         br_values.append(float(tree.priors[q] @ v[0]))
     v = part_ev
@@ -292,9 +316,11 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
     return Evaluation(value, tuple(br_values), nash_conv, nash_conv / 2)
 
 
-def _block_values(tree: StreamedTree, block: _Sweep, reach: List[np.ndarray], q: int, m_lo: int):
+def _block_values(tree: StreamedTree, block: _Sweep, reach: List[np.ndarray], q: int,
+                  best_actions: Optional[np.ndarray] = None):
     """Player ``q``'s best-response values and (for ``q = 0``) the profile's values at the
-    block's root, over its call and its high bids: ``((R_q,), (R_q,))``."""
+    block's root, over its call and its high bids: ``((R_q,), (R_q,))``; ``best_actions``
+    (``(2 ** B, R_q)``) gets the best of those actions at the block's nodes where ``q`` acts."""
     o = 1 - q
     H = block.bits
     # The other player's reach including its call, and the call's value for q at every node.
@@ -314,9 +340,18 @@ def _block_values(tree: StreamedTree, block: _Sweep, reach: List[np.ndarray], q:
     v = q_call.copy()
     if block.nodes[0] == 0 and block.acting[0] == q:
         v[0] = -np.inf  # no call at the root: the best bid decides
+    best = None
+    if best_actions is not None:
+        best = np.where(mine, tree.game.call_action, -1).astype(np.int8).repeat(tree.R[q], axis=1)
+    shift = tree.L
     for k in range(H - 1, -1, -1):
         lo, hi = 1 << k, 1 << (k + 1)
+        if best is not None:
+            better = mine[:lo] & (v[lo:hi] > v[:lo])
+            best[:lo][better] = k + shift
         v[:lo] = np.where(mine[:lo], np.maximum(v[:lo], v[lo:hi]), v[:lo] + v[lo:hi])
+    if best is not None:
+        best_actions[block.nodes] = best
     if q != 0:
         return v[0], None
     ev = q_call * block.own_call[q]

@@ -15,6 +15,7 @@ Gymnasium's registry::
     import gymnasium, dice_envs
     env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
     env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
+    env = gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="equilibrium")  # the whole game
     env = gymnasium.make("dice_envs/Pig-v0", opponent="optimal")
     env = gymnasium.make("dice_envs/ClosestNumber-v0", opponent="equilibrium")
     env = gymnasium.make("dice_envs/Shakes-v0", num_players=4)  # the court: one decision maker
@@ -28,7 +29,7 @@ from __future__ import annotations
 import gymnasium
 import pettingzoo
 
-from . import closest_number_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
+from . import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ all_environments = {
     "shakes_v0": shakes_v0,
     "pig_v0": pig_v0,
     "liars_dice_v0": liars_dice_v0,
+    "liars_dice_match_v0": liars_dice_match_v0,
     "closest_number_v0": closest_number_v0,
 }
 
@@ -45,6 +47,7 @@ all_environments = {
 single_agent_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
+    "LiarsDiceMatch-v0": "dice_envs.liars_dice_match_gym:LiarsDiceMatchEnv",
     "Pig-v0": "dice_envs.pig_gym:PigEnv",
     "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberEnv",
     "Shakes-v0": "dice_envs.shakes_gym:ShakesEnv",
@@ -54,6 +57,7 @@ single_agent_environments = {
 vector_environments = {
     "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceVectorEnv",
     "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceVectorEnv",
+    "LiarsDiceMatch-v0": "dice_envs.liars_dice_match_gym:LiarsDiceMatchVectorEnv",
     "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
     "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberVectorEnv",
     "Shakes-v0": "dice_envs.shakes_gym:ShakesVectorEnv",
@@ -75,6 +79,6 @@ def _register_all() -> None:
 _register_all()
 
 __all__ = [
-    "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
+    "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_match_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
     "zombie_dice_v0", "__version__",
 ]

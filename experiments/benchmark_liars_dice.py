@@ -11,7 +11,18 @@
 3. ``--largest``: bigger games solved to 1e-3, each in a fresh process so its
    peak memory (max RSS) is its own.
 
-Run: ``.venv/bin/python experiments/benchmark_liars_dice.py [--largest 2x4w 3x3w] [--json]``.
+4. ``--scoring D0,D1:WILD ...``: exact exploitability of a policy on six-sided dice, each in a
+   fresh process: a 2x256 MLP (``build_network``, seeded) asked through observations, and a
+   table (a ``TabularLiarsDicePolicy``, where the game is scored on the whole tree in memory;
+   none exists at two dice each), with wall and CPU time and peak memory; beside OpenSpiel's
+   ``exploitability`` of its uniform policy on its ``liars_dice`` where that is the same game
+   (the highest face wild, equal dice), in a process capped at ``--openspiel-memory`` and
+   ``--openspiel-timeout``.
+5. ``--solves D0,D1:WILD ...``: CFR+ to ``--target``, with the run-time predictions made on
+   the way beside the measured iterations and CPU seconds.
+
+Run: ``.venv/bin/python experiments/benchmark_liars_dice.py [--largest 2x4w 3x3w] [--scoring 2,2:aces]
+[--solves 1,2:aces] [--json]``.
 """
 
 from __future__ import annotations
@@ -65,6 +76,109 @@ out = result.as_dict()
 out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
+
+
+SCORING_SCRIPT = r"""
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np, torch
+from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.agents.agent_evaluation import fits_in_memory
+from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, TabularLiarsDicePolicy, build_network
+from dice_envs.agents.observation_agents import LiarsDiceNetworkAgent
+dice, wild, kind = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], sys.argv[4]
+game = LiarsDiceGame(dice_per_player=dice, wild=wild)
+torch.manual_seed(0)
+t0, c0 = time.perf_counter(), time.process_time()
+if fits_in_memory(game):
+    from dice_envs.agents.liars_dice_learned import InfoStates
+    from dice_envs.agents.liars_dice_solver import PublicTree, evaluate
+    from dice_envs.agents.agent_contract import ask_agent
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    if kind == "mlp":
+        agent = LiarsDiceNetworkAgent(LearnedLiarsDicePolicy(game, build_network(game.config(), "256,256")))
+    else:
+        agent = LiarsDiceNetworkAgent(TabularLiarsDicePolicy(game, states.mask / states.mask.sum(1, keepdims=True)))
+    ev = evaluate(tree, states.to_tree_policy(ask_agent(agent, states.obs, states.mask)))
+    how = "whole tree in memory"
+else:
+    from dice_envs.agents.liars_dice_streamed import streamed_evaluate
+    if kind != "mlp":
+        print(json.dumps({"error": "no table of this game's information states fits in memory"})); sys.exit(0)
+    agent = LiarsDiceNetworkAgent(LearnedLiarsDicePolicy(game, build_network(game.config(), "256,256")))
+    ev = streamed_evaluate(game, agent)
+    how = "streamed in blocks"
+print(json.dumps({"exploitability": ev.exploitability, "how": how, "wall_seconds": time.perf_counter() - t0,
+                  "cpu_seconds": time.process_time() - c0,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+OPENSPIEL_SCORING_SCRIPT = r"""
+import json, resource, sys, time
+limit = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+import pyspiel
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
+game = pyspiel.load_game("liars_dice", {"numdice": int(sys.argv[1]), "dice_sides": 6})
+t0, c0 = time.perf_counter(), time.process_time()
+value = exploitability.exploitability(game, policy_lib.UniformRandomPolicy(game))
+print(json.dumps({"exploitability": value, "wall_seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+SOLVE_SCRIPT = r"""
+import json, resource, sys
+sys.path.insert(0, sys.argv[1])
+from dice_envs.agents.liars_dice_solver import solve
+from dice_envs.liars_dice import LiarsDiceGame
+dice, wild, target = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], float(sys.argv[4])
+result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target)
+out = result.as_dict()
+out.update(cpu_seconds=result.cpu_seconds, predictions=result.predictions,
+           max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(json.dumps(out))
+"""
+
+
+def _run(script: str, *args: str, timeout: float = 7200, env=None) -> dict:
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout,
+                              env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"not finished in {timeout:.0f} s"}
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1][:300]}
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["wall_seconds_with_startup"] = time.perf_counter() - t0
+    return out
+
+
+def _spec(spec: str):
+    """``"2,1:aces"`` -> ``("2,1", "aces")``."""
+    dice, _, wild = spec.partition(":")
+    return dice, wild or "aces"
+
+
+def scoring(spec: str, openspiel_memory: int, openspiel_timeout: float) -> dict:
+    dice, wild = _spec(spec)
+    row = {"spec": spec, "mlp": _run(SCORING_SCRIPT, ROOT, dice, wild, "mlp"),
+           "table": _run(SCORING_SCRIPT, ROOT, dice, wild, "table")}
+    counts = dice.split(",")
+    if wild == "highest" and len(set(counts)) == 1:
+        row["openspiel_uniform"] = _run(OPENSPIEL_SCORING_SCRIPT, counts[0], str(openspiel_memory),
+                                        timeout=openspiel_timeout)
+    else:
+        row["openspiel_uniform"] = {"error": "OpenSpiel's liars_dice has the highest face wild and equal dice only"}
+    return row
+
+
+def solves(spec: str, target: float) -> dict:
+    dice, wild = _spec(spec)
+    env = {**os.environ, "DICE_ENVS_MAX_SECONDS": "none"}
+    return {"spec": spec, **_run(SOLVE_SCRIPT, ROOT, dice, wild, str(target), env=env)}
 
 
 def ours(target: float, repeats: int) -> dict:
@@ -121,8 +235,22 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-openspiel", action="store_true")
     parser.add_argument("--largest", nargs="*", default=[], metavar="DxF[w]",
                         help="also solve these games to the target, e.g. 2x4w 3x3w")
+    parser.add_argument("--scoring", nargs="*", default=[], metavar="D0,D1:WILD",
+                        help="time the exact scoring of a 2x256 MLP and a table, e.g. 1,1:aces 2,2:aces 2,2:highest")
+    parser.add_argument("--solves", nargs="*", default=[], metavar="D0,D1:WILD",
+                        help="time CFR+ to --target with its run-time predictions, e.g. 1,2:aces")
+    parser.add_argument("--openspiel-memory", type=float, default=8.0, help="GiB for OpenSpiel's scoring (8)")
+    parser.add_argument("--openspiel-timeout", type=float, default=900.0, help="seconds for OpenSpiel's scoring (900)")
+    parser.add_argument("--skip-headline", action="store_true", help="only the --largest, --scoring and --solves rows")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.skip_headline:
+        rows = {"scoring": [scoring(spec, int(args.openspiel_memory * 2**30), args.openspiel_timeout)
+                            for spec in args.scoring],
+                "solves": [solves(spec, args.target) for spec in args.solves],
+                "largest": [largest(spec, args.target) for spec in args.largest]}
+        print(json.dumps(rows, indent=2) if args.json else _rows_text(rows))
+        return 0
 
     result = {"target_exploitability": args.target, "ours": ours(args.target, args.repeats)}
     if args.openspiel_python and not args.skip_openspiel:
@@ -137,6 +265,9 @@ def main(argv=None) -> int:
         result["openspiel_reference_not_measured"] = OPENSPIEL_REFERENCE
         result["speedup_vs_reference"] = OPENSPIEL_REFERENCE["seconds"] / result["ours"]["seconds_median"]
     result["largest"] = [largest(spec, args.target) for spec in args.largest]
+    result["scoring"] = [scoring(spec, int(args.openspiel_memory * 2**30), args.openspiel_timeout)
+                         for spec in args.scoring]
+    result["solves"] = [solves(spec, args.target) for spec in args.solves]
 
     if args.json:
         print(json.dumps(result, indent=2))
@@ -165,7 +296,34 @@ def main(argv=None) -> int:
               f"{row['public_nodes']:,} public nodes x {row['rolls_per_player']} rolls; "
               f"exploitability {row['exploitability']:.2e} after {row['iterations']} iterations in "
               f"{row['seconds']:.1f} s; value {row['value_first_player']:+.5f}; peak memory {row['max_rss_mb']:.0f} MB")
+    print(_rows_text({"scoring": result["scoring"], "solves": result["solves"], "largest": []}))
     return 0
+
+
+def _rows_text(rows: dict) -> str:
+    lines = []
+    for row in rows["scoring"]:
+        lines.append(f"scoring {row['spec']} (six-sided dice):")
+        for kind in ("mlp", "table", "openspiel_uniform"):
+            r = row[kind]
+            if "error" in r:
+                lines.append(f"  {kind:18s} not run: {r['error']}")
+            else:
+                lines.append(f"  {kind:18s} exploitability {r['exploitability']:.6f}; {r['wall_seconds']:.1f} s wall, "
+                             f"{r['cpu_seconds']:.1f} s CPU, peak {r['max_rss_mb']:.0f} MB"
+                             + (f" ({r['how']})" if "how" in r else ""))
+    for row in rows["solves"]:
+        if "error" in row:
+            lines.append(f"CFR+ {row['spec']}: failed: {row['error']}")
+            continue
+        predicted = "; ".join(f"at {t}: {n:.0f} iterations, {c:.0f} CPU s" for t, n, c in row["predictions"])
+        lines.append(f"CFR+ {row['spec']}: value {row['value_first_player']:+.6f}, "
+                     f"exploitability {row['exploitability']:.2e}, {row['iterations']} iterations, "
+                     f"{row['seconds']:.0f} s wall, {row['cpu_seconds']:.0f} s CPU, peak {row['max_rss_mb']:.0f} MB; "
+                     f"predicted {predicted}")
+    for row in rows["largest"]:
+        lines.append(json.dumps(row))
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

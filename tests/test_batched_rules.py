@@ -20,6 +20,7 @@ from batched_checks import HEADLINE, chi_square, drive, outcomes_after_roll
 from dice_envs.dice import d
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.liars_dice_batched import LiarsDiceBatch
+from dice_envs.liars_dice_match_batched import LiarsDiceMatchBatch
 from dice_envs.pig import PigGame, PigState
 from dice_envs.pig_batched import PigBatch
 from dice_envs.zombie_dice import ZombieDiceGame
@@ -40,6 +41,13 @@ CONFIGS = {
     "liars_dice 2v1 of 6, aces wild": (lambda n: LiarsDiceBatch(n, 2, (2, 1), 6, wild="aces"), 40_000),
     "liars_dice 3 players 1,3,2 of 4, aces wild, player 2 first": (
         lambda n: LiarsDiceBatch(n, 3, (1, 3, 2), 4, wild="aces", starting_player=2), 40_000),
+    "liars_dice_match 2x2 of 6, aces wild": (lambda n: LiarsDiceMatchBatch(n, dice_per_player=2, wild="aces"),
+                                            HEADLINE),
+    "liars_dice_match 3 players 2,1,3 of 3, highest wild, the winner starts": (
+        lambda n: LiarsDiceMatchBatch(n, num_players=3, dice_per_player=(2, 1, 3), faces=3, wild="highest",
+                                      starting_player=1, next_starter="winner"), 40_000),
+    "liars_dice_match 4 players 2 of 4, no wild": (
+        lambda n: LiarsDiceMatchBatch(n, num_players=4, dice_per_player=2, faces=4), 40_000),
 }
 
 

@@ -36,6 +36,8 @@ OPENSPIEL_VALUE = Fraction(-7, 258)  # liars_dice, one 6-sided die each, 6s wild
 # meet at this fraction).
 LP_VALUES = {2: Fraction(0), 3: Fraction(-1, 9), 4: Fraction(-1, 8), 5: Fraction(-3, 25), 6: Fraction(-1, 9)}
 LP_WILD_VALUES = {2: Fraction(1, 2), 3: Fraction(1, 9), 4: Fraction(1, 16), 5: Fraction(1, 125), 6: OPENSPIEL_VALUE}
+#: Aces wild (face 1 counts for every other face): proven by the rounded LP profile's best responses.
+LP_ACES_VALUES = {2: Fraction(1), 3: Fraction(1, 3), 4: Fraction(0), 5: Fraction(0), 6: Fraction(-7, 327)}
 
 
 # -- the published value ---------------------------------------------------------------------------
@@ -70,7 +72,8 @@ def test_cfr_plus_iterates_exactly_like_openspiel():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wild, value", [(True, OPENSPIEL_VALUE), (False, LP_VALUES[6])], ids=["wild", "plain"])
+@pytest.mark.parametrize("wild, value", [(True, OPENSPIEL_VALUE), (False, LP_VALUES[6]), ("aces", Fraction(-7, 327))],
+                         ids=["wild", "plain", "aces"])
 def test_six_faces_lp(wild, value):
     """The sequence-form LP on the full 294,877-node tree, and an exact proof of the
     value from its rounded profile (about 12 s each)."""
@@ -84,12 +87,12 @@ def test_six_faces_lp(wild, value):
 
 
 @pytest.mark.parametrize("faces", [2, 3, 4, 5])
-@pytest.mark.parametrize("wild", [False, True], ids=["plain", "wild"])
+@pytest.mark.parametrize("wild", [False, True, "aces"], ids=["plain", "wild", "aces"])
 def test_lp_values_and_cfr_agree(faces, wild):
     game = LiarsDiceGame(faces=faces, wild=wild)
     tree = build_tree(game)
     lp = solve_lp(tree)
-    value = (LP_WILD_VALUES if wild else LP_VALUES)[faces]
+    value = {False: LP_VALUES, True: LP_WILD_VALUES, "aces": LP_ACES_VALUES}[wild][faces]
     assert abs(lp.value - float(value)) < 1e-9
     assert generic.certify_value(tree, lp.policy) == (value, value)  # a proof, in fractions
     assert generic.exploitability(tree, lp.policy) < 1e-8  # the LP's profile is an equilibrium

@@ -112,3 +112,31 @@ def test_bad_requests():
         StreamedTree(LiarsDiceGame(faces=3), block_bits=0)
     with pytest.raises(ValueError, match="non-finite"):
         streamed_evaluate(LiarsDiceGame(faces=3), FunctionAgent(lambda o, m: np.full(m.shape, np.nan), "nan"))
+
+
+def _deterministic(tree: PublicTree, actions: np.ndarray, player: int) -> TreePolicy:
+    """Player ``player``'s actions (``(N, R_player)``, at its nodes) as a TreePolicy."""
+    edge, call = np.zeros((tree.N, tree.R)), np.zeros((tree.N, tree.R))
+    R = actions.shape[1]
+    for m in np.flatnonzero(tree.player == player):
+        for r in range(R):
+            a = int(actions[m, r])
+            if a == tree.game.call_action:
+                call[m, r] = 1.0
+            else:
+                edge[m | (1 << a), r] = 1.0
+    return TreePolicy(tree, edge, call)
+
+
+@pytest.mark.parametrize("name", ["1v1 x4 aces", "1v2 x3 aces", "2v1 x3, player 1 first"])
+def test_best_response_actions_reach_the_best_response_values(name):
+    from dice_envs.agents.liars_dice_streamed import streamed_best_responses
+
+    game = GAMES[name]
+    tree = PublicTree(game)
+    policy = random_policy(tree, 3)
+    ev, actions = streamed_best_responses(game, policy, block_bits=2)
+    assert evaluate(tree, _deterministic(tree, actions[0], 0), policy).value_first_player == pytest.approx(
+        ev.best_response[0], abs=1e-12)
+    assert -evaluate(tree, policy, _deterministic(tree, actions[1], 1)).value_first_player == pytest.approx(
+        ev.best_response[1], abs=1e-12)

@@ -47,6 +47,24 @@ def test_openspiel_exploitability_of_our_equilibrium_equals_ours():
     assert exploitability.exploitability(spiel_game, table) == pytest.approx(ours, abs=1e-12)
 
 
+def test_openspiel_exploitability_with_aces_and_unequal_dice_equals_ours():
+    """The new rules through the registration (``dice``, ``wild_rule``, ``starting_player``):
+    OpenSpiel's exploitability of our CFR+ equilibrium equals ours."""
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import exploitability
+
+    game = LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces", starting_player=1)
+    eq = lds.solve(game, 1e-4)
+    ours = lds.evaluate(lds.PublicTree(game), eq.policy)
+    spiel_game = pyspiel.load_game("dice_envs_liars_dice", {"dice": "1,2", "faces": 3, "wild_rule": "aces",
+                                                            "starting_player": 1})
+    assert spiel_game.max_chance_outcomes() == 3 * 6
+    table = os_policy.tabular_policy_from_callable(spiel_game, lambda s: eq.policy.action_probabilities(s.core))
+    assert exploitability.exploitability(spiel_game, table) == pytest.approx(ours.exploitability, abs=1e-12)
+    with pytest.raises(Exception, match="dice must be counts"):
+        pyspiel.load_game("dice_envs_liars_dice", {"dice": "one,two"})
+
+
 @pytest.mark.parametrize("plus", [True, False])
 def test_openspiel_cfr_matches_ours_iterate_for_iterate(plus):
     from open_spiel.python.algorithms import cfr

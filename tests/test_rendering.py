@@ -12,7 +12,8 @@ from dice_envs.rendering import FRAME_SIZE
 pytest.importorskip("matplotlib")
 
 SHAPE = (FRAME_SIZE[1], FRAME_SIZE[0], 3)
-GYM_KWARGS = {"ClosestNumber-v0": dict(numbers=6, opponent="random"), "LiarsDice-v0": dict(faces=3)}
+GYM_KWARGS = {"ClosestNumber-v0": dict(numbers=6, opponent="random"), "LiarsDice-v0": dict(faces=3),
+              "LiarsDiceMatch-v0": dict(faces=3)}
 
 
 @pytest.mark.parametrize("name", sorted(dice_envs.all_environments))

@@ -37,6 +37,15 @@ def _pig(parser) -> None:
     _add_die_arguments(parser)
 
 
+def _liars_dice_match(parser) -> None:
+    from .liars_dice import game_arguments
+
+    game_arguments(parser, defaults=False)
+    parser.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
+    parser.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
+                        help="who starts the next round (the loser, as usual)")
+
+
 def _liars_dice(parser) -> None:
     from .liars_dice import game_arguments
 
@@ -69,6 +78,8 @@ GAMES = {
     "pig": ("Pig against the optimal policy", "optimal, hold_at_N, random", _pig),
     "liars-dice": ("Liar's Dice: exploitability, and the value against the CFR+ equilibrium",
                    "equilibrium, random", _liars_dice),
+    "liars-dice-match": ("Liar's Dice, the whole game of losing dice: exploitability, from its round games",
+                         "random", _liars_dice_match),
     "shakes": ("The Shakes' court against the Bayes-optimal policy",
                "optimal, thompson, greedy, dice_rule, random", _shakes),
     "closest-number": ("Closest Number: exploitability, and the value against the equilibrium",
@@ -99,7 +110,7 @@ def evaluate(args: argparse.Namespace) -> int:
         from .pig import die_from_args
 
         config["die"] = die_from_args(args)
-    if args.game == "liars-dice":
+    if args.game in ("liars-dice", "liars-dice-match"):
         from .liars_dice import dice_argument
 
         config["dice_per_player"] = dice_argument(config.pop("dice"))

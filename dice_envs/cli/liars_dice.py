@@ -1,4 +1,4 @@
-"""``dice-envs solve liars-dice``, ``dice-envs export-efg liars-dice``,
+"""``dice-envs solve liars-dice``, ``dice-envs solve liars-dice-match``, ``dice-envs export-efg liars-dice``,
 and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.cli.evaluate`)."""
 
 from __future__ import annotations
@@ -47,6 +47,18 @@ def add_commands(verbs) -> None:
     solve.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.set_defaults(handler=solve_liars_dice)
+
+    match = verbs["solve"].add_parser(
+        "liars-dice-match", help="the whole game of Liar's Dice (rounds until one player has dice left): its value "
+                                 "from the round games' CFR+ equilibria")
+    game_arguments(match)
+    match.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
+    match.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
+                       help="who starts the next round (the loser, as usual)")
+    match.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
+                       help="solve every round game to this exploitability (1e-4)")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.set_defaults(handler=solve_liars_dice_match)
 
     export = verbs["export-efg"].add_parser("liars-dice", help="write Liar's Dice as a Gambit .efg file")
     game_arguments(export)
@@ -124,6 +136,27 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
         print(f"  sequence-form LP      {report['lp_value_first_player']:+.6f} ({report['lp_seconds']:.2f} s)")
         if report["exact_value"] is not None:
             print(f"  exact value (proven)  {report['exact_value']}")
+    return 0
+
+
+def solve_liars_dice_match(args: argparse.Namespace) -> int:
+    from dice_envs.agents.liars_dice_match_solver import solve_match
+    from dice_envs.liars_dice_match import LiarsDiceMatchGame
+
+    game = LiarsDiceMatchGame(2, dice_argument(args.dice), args.faces, args.wild, args.starting_player,
+                              args.next_starter)
+    report = solve_match(game, args.exploitability).as_dict()
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"Liar's Dice, the whole game from {game.first_round.describe()}; the {args.next_starter} of a round "
+          "starts the next")
+    print(f"  player {args.starting_player}, who starts, wins with probability "
+          f"{(1 + report['first_player_advantage']) / 2:.6f}: its value {report['first_player_advantage']:+.6f} "
+          f"(within {report['error_bound']:.1e})")
+    for row in report["positions"]:
+        print(f"  {row['dice'][0]} v {row['dice'][1]} dice, player {row['starter']} starts: player 0's value "
+              f"{row['value_player_0']:+.6f} (its round {row['round_value_player_0']:+.6f})")
     return 0
 
 
@@ -218,16 +251,16 @@ OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die e
 
 
 def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
-    """Game values for one die each, with and without the wild face: CFR+ to
-    ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
+    """Game values for one die each under every wild rule (none, the highest face, aces): CFR+
+    to ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
     rounded profile then proves the exact value (:func:`dice_envs.agents.exploitability.certify_value`)."""
     rows = []
-    for wild in (False, True):
+    for wild in ("none", "highest", "aces"):
         for f in faces:
             row = solve_report(f, 1, wild, exploitability, lp=lp)
             if lp:
                 row["cfr_minus_lp"] = row["value_first_player"] - row["lp_value_first_player"]
-            if wild and f == 6:
+            if wild == "highest" and f == 6:
                 row["openspiel_value"] = OPENSPIEL_VALUE_SIX_WILD
             rows.append(row)
     return {"game": "liars_dice", "dice_per_player": 1, "target_exploitability": exploitability, "rows": rows}
@@ -237,13 +270,15 @@ def print_values_table(report: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from dice_envs.liars_dice import check_wild
+
     table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
     for column in ("F", "wild", "CFR+", "expl.", "iters", "s", "LP", "exact", "published"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["rows"]:
         published = row.get("openspiel_value")
         table.add_row(
-            str(row["faces"]), "yes" if row["wild"] else "no", f"{row['value_first_player']:+.6f}",
+            str(row["faces"]), check_wild(row["wild"]), f"{row['value_first_player']:+.6f}",
             f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
             f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
             row.get("exact_value") or "",

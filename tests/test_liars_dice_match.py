@@ -1,0 +1,234 @@
+"""The whole game of Liar's Dice (rounds until one player has dice left): rules, environment,
+its value from the round games, and any policy's exact exploitability.
+
+Pinned against independent computations: the explicit game tree of the whole game (the
+generic best response and expected returns of :mod:`dice_envs.agents.exploitability`) for
+the exploitability and self-play value of any policy, and for the value of the combined
+round equilibria; PettingZoo's api and seed tests; hypothesis play for the rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, seed_test
+
+from dice_envs import liars_dice_match_v0
+from dice_envs.agents import exploitability as generic
+from dice_envs.agents.agent_contract import uniform_agent
+from dice_envs.agents.game_tree import build_tree
+from dice_envs.agents.liars_dice_match_solver import match_exploitability, positions, solve_match
+from dice_envs.core import IllegalActionError
+from dice_envs.liars_dice_match import LiarsDiceMatchGame
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(dice_per_player=(2, 1), faces=4, wild="highest"),
+                                    dict(num_players=3, dice_per_player=(1, 3, 2), faces=4, starting_player=2,
+                                         next_starter="winner")])
+def test_api(kwargs):
+    api_test(liars_dice_match_v0.env(**kwargs), num_cycles=500)
+
+
+def test_seed():
+    seed_test(lambda: liars_dice_match_v0.env(num_players=3, dice_per_player=2, faces=3), num_cycles=500)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), num_players=st.integers(2, 4), dice=st.integers(1, 3),
+       faces=st.integers(2, 6), wild=st.sampled_from(["none", "highest", "aces"]),
+       next_starter=st.sampled_from(["loser", "winner"]))
+def test_random_play_follows_the_rules(seed, num_players, dice, faces, wild, next_starter):
+    game = LiarsDiceMatchGame(num_players, dice, faces, wild, 0, next_starter)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    rounds = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            before = state.dice
+            state = state.apply(state.sample_chance(rng))
+            in_play = sum(before)
+            continue
+        legal = state.legal_actions()
+        assert all(game.bid(a)[0] <= in_play if a != game.call_action else True for a in legal)
+        if rng.random() < 0.2:
+            with pytest.raises(IllegalActionError):
+                state.apply(game.num_actions)
+        mover, round_state = state.current_player, state.round
+        action = int(rng.choice(legal))
+        after = state.apply(action)
+        if action == game.call_action:
+            rounds += 1
+            loser = state.players[round_state.apply(round_state.game.call_action).caller] if round_state.game.bid_is_true(
+                round_state.bids[-1], round_state.rolls) else state.players[round_state.bidder]
+            assert sum(after.dice) == sum(state.dice) - 1 and after.dice[loser] == state.dice[loser] - 1
+            if not after.is_terminal():
+                winner = mover if loser != mover else state.players[round_state.bidder]
+                starter = after.round.seat(0)
+                first = after.players[starter]
+                if next_starter == "winner":
+                    assert first == winner
+                elif after.dice[loser] > 0:
+                    assert first == loser
+        state = after
+    assert rounds == sum(game.dice) - max(state.dice)
+    returns = state.returns()
+    assert returns[state.winner] == 1.0 and sum(returns) == pytest.approx(0.0)
+    assert [p for p, n in enumerate(state.dice) if n > 0] == [state.winner]
+
+
+def test_observation_and_action_layout():
+    game = LiarsDiceMatchGame(dice_per_player=2, wild="aces")
+    assert game.num_actions == 4 * 6 + 1 and game.observation_shape == (2 + 6 + 25 + 2,)
+    state = game.new_initial_state().apply(((1, 6), (3, 3))).apply(game.bid_action(2, 6))
+    obs = state.observation(1)
+    assert obs[:2].tolist() == [0, 1] and obs[2:8].tolist() == [0, 0, 2, 0, 0, 0]
+    assert obs[8 + 11] == 1 and obs[-2:].tolist() == [2, 2]
+    after = state.apply(game.call_action)  # two sixes with the ace: true, player 1 loses a die
+    assert after.dice == (2, 1) and after.is_chance_node()
+    after = after.apply(((2, 5), (4,)))
+    assert after.current_player == 1  # the loser starts
+    assert max(after.legal_actions()[:-1]) < 3 * 6  # three dice in play: quantities up to 3
+
+
+def _policy_of(agent, game):
+    """An agent over observations as ``action_probabilities(state)`` for the explicit tree."""
+
+    def probabilities(state):
+        p = state.current_player
+        mask = state.action_mask().astype(bool)[None]
+        probs = agent(state.observation(p)[None], mask)[0]
+        return {a: float(probs[a]) for a in state.legal_actions()}
+
+    return probabilities
+
+
+def hashed_agent(observations, masks):
+    """A fixed, far-from-uniform Markov policy: a masked softmax of a fixed function of the observation."""
+    w = np.random.default_rng(7).normal(size=(observations.shape[1], masks.shape[1]))
+    logits = 3 * np.sin(np.asarray(observations) @ w)
+    p = np.where(masks, np.exp(logits), 0.0)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+SMALL = {
+    "2v1 x2 aces": LiarsDiceMatchGame(dice_per_player=(2, 1), faces=2, wild="aces"),
+    "1v2 x2 highest, winner starts, 1 first": LiarsDiceMatchGame(dice_per_player=(1, 2), faces=2, wild="highest",
+                                                                 starting_player=1, next_starter="winner"),
+    "1v2 x2 none": LiarsDiceMatchGame(dice_per_player=(1, 2), faces=2),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+@pytest.mark.parametrize("agent", [uniform_agent, hashed_agent])
+def test_exploitability_equals_the_explicit_tree(name, agent):
+    game = SMALL[name]
+    tree = build_tree(game)
+    policy = _policy_of(agent, game)
+    ours = match_exploitability(game, agent)
+    assert ours["best_response"][0] == pytest.approx(generic.best_response(tree, policy, 0)[0], abs=1e-12)
+    assert ours["best_response"][1] == pytest.approx(generic.best_response(tree, policy, 1)[0], abs=1e-12)
+    assert ours["value_first_player"] == pytest.approx(generic.expected_returns(tree, policy)[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_the_value_is_the_combined_round_equilibria_s(name):
+    """The round equilibria played in their rounds form a whole-game policy whose value is the
+    solver's, and which a best response on the explicit tree barely exploits."""
+    game = SMALL[name]
+    solution = solve_match(game, 1e-5)
+    tree = build_tree(game)
+
+    probabilities = solution.policy().action_probabilities
+    assert generic.expected_returns(tree, probabilities)[0] == pytest.approx(solution.value, abs=1e-12)
+    assert generic.exploitability(tree, probabilities) <= solution.error_bound + 1e-9
+    assert abs(solution.value - generic.expected_returns(tree, probabilities)[0]) <= solution.error_bound + 1e-9
+
+
+def test_one_die_each_is_the_round_game():
+    from dice_envs.agents.liars_dice_solver import solve
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    game = LiarsDiceMatchGame(dice_per_player=1, wild="highest")
+    assert positions(game) == [(1, 1, 0)]
+    assert solve_match(game).value == pytest.approx(solve(LiarsDiceGame(wild=True)).value_first_player, abs=1e-12)
+    assert solve_match(game).value == pytest.approx(-7 / 258, abs=2e-4)
+
+
+def test_bad_configurations():
+    with pytest.raises(ValueError, match="next_starter"):
+        LiarsDiceMatchGame(next_starter="random")
+    with pytest.raises(ValueError, match="dice_per_player\\[1\\]"):
+        LiarsDiceMatchGame(dice_per_player=(1, 0))
+    with pytest.raises(ValueError, match="two players"):
+        solve_match(LiarsDiceMatchGame(num_players=3))
+
+
+def test_gymnasium_id_against_the_equilibrium():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import dice_envs  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("dice_envs/LiarsDiceMatch-v0", dice_per_player=(2, 1), faces=3, wild="aces", seat=1)
+    check_env(env.unwrapped, skip_render_check=True)
+    solution = solve_match(LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces"))
+    rng = np.random.default_rng(0)
+    total, episodes = 0.0, 3000
+    policy = solution.policy()
+    for episode in range(episodes):  # the agent plays the equilibrium too: it gets the game's value
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            probs = policy.action_probabilities(env.unwrapped.aec.game_state)
+            actions, p = zip(*probs.items())
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(actions, p=np.array(p) / sum(p))))
+            done = terminated or truncated
+        total += reward
+    mean = total / episodes
+    assert abs(mean - (-solution.value)) < 4 * np.sqrt(1.0 / episodes)  # seat 1 gets -value
+    with pytest.raises(ValueError, match="opponent must be"):
+        gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="nobody", faces=3)
+
+
+def test_batched_equilibrium_opponent_gives_the_game_s_value():
+    """make_vec's equilibrium opponent against an agent that plays the same equilibrium through
+    the batch's observations: the agent's mean payoff is its seat's value of the whole game."""
+    import gymnasium
+
+    import dice_envs  # noqa: F401
+    from dice_envs.agents.liars_dice_match_solver import BatchedMatchPolicy
+
+    game = LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces")
+    solution = solve_match(game)
+    envs = gymnasium.make_vec("dice_envs/LiarsDiceMatch-v0", num_envs=4000, vectorization_mode="vector_entry_point",
+                              dice_per_player=(2, 1), faces=3, wild="aces", seat=0)
+    me = BatchedMatchPolicy(solution.policy())
+    rng = np.random.default_rng(1)
+    envs.reset(seed=3)
+    total, finished = 0.0, 0
+    while finished < 20_000:
+        rows = np.arange(envs.num_envs)
+        actions = me(envs.batch, rows, rng)
+        _, rewards, terminated, truncated, _ = envs.step(actions)
+        total += rewards[terminated].sum()
+        finished += int(terminated.sum())
+    assert abs(total / finished - solution.value) < 4 / np.sqrt(finished)
+
+
+def test_cli_solves_and_scores_the_whole_game(capsys):
+    import json
+
+    from dice_envs.cli import main as cli_main
+
+    assert cli_main(["solve", "liars-dice-match", "--dice", "2", "1", "--faces", "3", "--wild", "aces", "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    game = LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces")
+    assert solved["value_first_player"] == pytest.approx(solve_match(game).value, abs=1e-12)
+    assert [row["dice"] for row in solved["positions"]] == [[2, 1], [1, 1]]
+    assert cli_main(["evaluate", "liars-dice-match", "test_liars_dice_match:hashed_agent", "--dice", "2", "1",
+                     "--faces", "3", "--wild", "aces", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected = match_exploitability(game, hashed_agent)
+    assert report["exploitability"] == pytest.approx(expected["exploitability"], abs=1e-12)
+    assert report["opponent"] == "best_response" and report["config"]["dice_per_player"] == [2, 1]
