@@ -642,10 +642,16 @@ def solve(
     solver = CFRSolver(game, plus=(algorithm == "cfr+"))
     history, predictions = [], []
     expl = float("inf")
+    cost = {"iteration": 0.0, "check": 0.0, "checks": 0}  # CPU seconds in the iterations and in the checks
     while True:
         step = check_every or _check_schedule(solver.iteration)
+        c0 = time.process_time()
         solver.iterate(min(step, max_iterations - solver.iteration))
+        c1 = time.process_time()
         result = solver.evaluate()
+        cost["iteration"] += c1 - c0
+        cost["check"] += time.process_time() - c1
+        cost["checks"] += 1
         expl = result.exploitability
         history.append((solver.iteration, expl, time.perf_counter() - t0))
         if progress is not None:
@@ -656,7 +662,7 @@ def solve(
             break
         if solver.iteration >= ESTIMATE_AFTER and solver.iteration >= 2 * (predictions[-1][0] if predictions else 0):
             predictions.append(_check_run_time(solver, history, target_exploitability, algorithm, max_iterations,
-                                               max_seconds, time.process_time() - cpu0, first=not predictions))
+                                               max_seconds, cost, check_every, first=not predictions))
     out = SolveResult(game, algorithm, solver.average_policy(), result.value_first_player, expl,
                       solver.iteration, time.perf_counter() - t0, history, predictions=predictions,
                       cpu_seconds=time.process_time() - cpu0)
@@ -669,36 +675,46 @@ def solve(
 
 #: Iterations measured before the run's time is first estimated (:func:`_check_run_time`);
 #: it is estimated again each time the iterations double.
-ESTIMATE_AFTER = 40
+ESTIMATE_AFTER = 80
 
 
 def predict_iterations(history, target: float, algorithm: str) -> float:
     """Iterations a solve needs to reach ``target``, from its own trajectory ``history``
-    (``[(iteration, exploitability, ...), ...]``): the local rate ``exploitability ~ T^-k``
-    over the last doubling of the iterations, extrapolated.  ``k`` is at least CFR+'s
-    ``1`` (plain CFR's ``1/2``), the rates the theory and practice guarantee; measured
-    rates are steeper (about 1.9 for CFR+ on Liar's Dice)."""
+    (``[(iteration, exploitability, ...), ...]``): the rate ``exploitability ~ T^-k`` fitted
+    (least squares, log-log) to the checks of the last two doublings of the iterations, and
+    extrapolated from the fitted line at ``T``.  ``k`` is at least CFR+'s ``1`` (plain CFR's
+    ``1/2``), the rates the theory and practice guarantee; measured rates are steeper (about
+    1.9 for CFR+ on Liar's Dice).  The fit, not the last point, carries the extrapolation:
+    CFR+'s exploitability does not fall monotonically."""
     T, expl = history[-1][0], history[-1][1]
     if expl <= target:
         return float(T)
     floor = 1.0 if algorithm == "cfr+" else 0.5
-    earlier = [h for h in history if h[0] <= T / 2]
-    k = floor
-    if earlier and 0 < expl < earlier[-1][1]:
-        k = max(floor, np.log(earlier[-1][1] / expl) / np.log(T / earlier[-1][0]))
-    return T * (expl / target) ** (1.0 / k)
+    recent = [(t, e) for t, e, *_ in history if t >= T / 4 and e > 0]
+    if len(recent) < 3:
+        return T * (expl / target) ** (1.0 / floor)
+    x, y = np.log([t for t, _ in recent]), np.log([e for _, e in recent])
+    slope, intercept = np.polyfit(x, y, 1)
+    k = max(floor, -slope)
+    at_T = float(np.exp(intercept + slope * np.log(T))) if -slope >= floor else expl
+    return T * (max(at_T, target) / target) ** (1.0 / k)
 
 
 def _check_run_time(solver, history, target: float, algorithm: str, max_iterations: int,
-                    max_seconds: Optional[float], cpu_seconds: float, first: bool) -> tuple:
+                    max_seconds: Optional[float], cost: dict, check_every: Optional[int], first: bool) -> tuple:
     """Announce a long solve (``first`` check only) or refuse one over the time limit: the
     iterations still needed are :func:`predict_iterations` (capped by ``max_iterations``),
-    and their time the CPU seconds per iteration measured so far (the exact checks
-    included), so a loaded machine does not change the estimate.  Returns
-    ``(iteration, predicted iterations, predicted CPU seconds)``."""
+    and their time the CPU seconds per iteration and per exact check measured so far, with
+    the checks the schedule will make (CPU time: a loaded machine does not change the
+    estimate).  Returns ``(iteration, predicted iterations, predicted CPU seconds)``."""
     T = solver.iteration
     needed = min(float(max_iterations), predict_iterations(history, target, algorithm))
-    seconds = needed * cpu_seconds / T
+    checks, t = 0, T
+    while t < needed:
+        t += check_every or _check_schedule(t)
+        checks += 1
+    seconds = (cost["iteration"] + cost["check"]) + (needed - T) * cost["iteration"] / T + (
+        checks * cost["check"] / max(cost["checks"], 1))
     if max_seconds is not None:
         seconds = min(seconds, max_seconds)
     tree = solver.tree

@@ -402,3 +402,28 @@ def test_cli_play_scripted(tmp_path, monkeypatch, capsys):
     assert play_liars_dice(args, input_fn=lambda prompt: next(answers)) == 0
     out = capsys.readouterr().out
     assert "please answer" in out and ("you win!" in out or "the computer wins." in out)
+
+
+# -- the run-time guard: predictions from the solve's own convergence ---------------------------------
+
+
+def test_predicted_iterations_follow_the_fitted_rate():
+    from dice_envs.agents.liars_dice_solver import predict_iterations
+
+    history = [(t, 5.0 / t**2) for t in (10, 20, 40, 60, 80)]  # exploitability = 5 / T^2
+    assert predict_iterations(history, 5.0 / 400**2, "cfr+") == pytest.approx(400, rel=1e-9)
+    flat = [(t, 1.0 / t**0.3) for t in (10, 20, 40, 80)]  # slower than CFR+'s 1/T: the floor applies
+    assert predict_iterations(flat, 1.0 / 80**0.3 / 10, "cfr+") == pytest.approx(800, rel=1e-9)
+
+
+def test_predictions_are_within_2x_and_a_long_solve_is_refused(monkeypatch):
+    from dice_envs.resources import ResourceLimitError
+
+    game = LiarsDiceGame(dice_per_player=(1, 2), faces=4, wild=True)
+    result = solve(game, 1e-4)
+    assert result.predictions and result.predictions[0][0] == 80
+    for _, iterations, _ in result.predictions:  # measured: 593, 606, 654, 789 against 780
+        assert result.iterations / 2 <= iterations <= 2 * result.iterations
+    monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "0.01")
+    with pytest.raises(ResourceLimitError, match="predicted at iteration 80 from the convergence so far"):
+        solve(game, 1e-4)
