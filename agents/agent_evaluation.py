@@ -253,6 +253,8 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                              dice_per_player=1 if chosen["dice_per_player"] is None else chosen["dice_per_player"],
                              wild=False if chosen["wild"] is None else chosen["wild"])
     config = {**game.config(), "exploitability": exploitability}
+    from .liars_dice_streamed import fits_in_memory
+
     if not fits_in_memory(game):
         return {**_liars_dice_streamed(spec, game), "config": config}
     tree = PublicTree(game)
@@ -290,17 +292,6 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                      scores["value_vs_equilibrium"], 0.0, seats, scores["exploitability"],
                      {"random": uniform["value_vs_equilibrium"]}, details)
     return {**report, "config": config}
-
-
-#: Public nodes x rolls up to which Liar's Dice is scored on the whole public tree in memory
-#: (:func:`dice_envs.agents.liars_dice_solver.evaluate`); larger games are streamed in blocks
-#: (:func:`dice_envs.agents.liars_dice_streamed.streamed_evaluate`).  One die against two is
-#: 5.5 M; two dice each 352 M.
-IN_MEMORY_STATES = 1 << 24
-
-
-def fits_in_memory(game) -> bool:
-    return 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= IN_MEMORY_STATES
 
 
 def _best_response_report(nash_conv: float, best_responses, uniform_exploitability: Optional[float],

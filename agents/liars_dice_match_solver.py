@@ -21,7 +21,7 @@ A whole-game policy (an agent over the match's observations) is scored the same 
 values each player's best response to it in the whole game combines; where winning the
 round is worth less to the responder than losing it, the round's "losing response" (the
 best response to the round's negated payoffs) is used instead.  Round games up to
-:data:`dice_envs.agents.agent_evaluation.IN_MEMORY_STATES` are evaluated on the whole
+:data:`dice_envs.agents.liars_dice_streamed.IN_MEMORY_STATES` are evaluated on the whole
 public tree, larger ones streamed (:mod:`dice_envs.agents.liars_dice_streamed`).
 """
 
@@ -257,7 +257,7 @@ class RoundAgent:
 def _round_responses(round_game: LiarsDiceGame, agent) -> dict:
     """The round policy's best-response values for each player (+1/-1), and functions for the
     "losing responses" (best responses to the negated payoffs), computed when asked."""
-    from .agent_evaluation import fits_in_memory
+    from .liars_dice_streamed import fits_in_memory
 
     if fits_in_memory(round_game):
         from .liars_dice_learned import InfoStates

@@ -45,11 +45,21 @@ from dice_envs.resources import check_resources
 
 from .liars_dice_solver import Evaluation
 
-__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "streamed_best_responses",
-           "streamed_evaluate", "DEFAULT_BLOCK_BITS"]
+__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "fits_in_memory",
+           "streamed_best_responses", "streamed_evaluate", "DEFAULT_BLOCK_BITS", "IN_MEMORY_STATES"]
 
 #: High bids per block: ``2 ** 16`` public nodes.
 DEFAULT_BLOCK_BITS = 16
+
+#: Public nodes x rolls up to which a game is scored on the whole public tree in memory
+#: (:func:`dice_envs.agents.liars_dice_solver.evaluate`); larger games are streamed here.  One die
+#: against two is 5.5 M; two dice each 352 M.
+IN_MEMORY_STATES = 1 << 24
+
+
+def fits_in_memory(game: LiarsDiceGame) -> bool:
+    """Whether ``game``'s public tree is evaluated in memory rather than streamed (:data:`IN_MEMORY_STATES`)."""
+    return 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= IN_MEMORY_STATES
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:

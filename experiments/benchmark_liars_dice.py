@@ -83,7 +83,7 @@ import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np, torch
 from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.agents.agent_evaluation import fits_in_memory
+from dice_envs.agents.liars_dice_streamed import fits_in_memory
 from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, TabularLiarsDicePolicy, build_network
 from dice_envs.agents.observation_agents import LiarsDiceNetworkAgent
 dice, wild, kind = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], sys.argv[4]

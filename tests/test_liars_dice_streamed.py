@@ -88,12 +88,12 @@ def test_observations_are_the_environment_s():
 
 def test_cli_scores_two_dice_each_streamed(capsys, monkeypatch):
     """Two three-sided dice each, aces wild: 2**12 public nodes; forced through the streamed path."""
-    from dice_envs.agents import agent_evaluation
+    from dice_envs.agents import liars_dice_streamed
     from dice_envs.cli import main as cli_main
 
     game = LiarsDiceGame(dice_per_player=2, faces=3, wild="aces")
     whole = evaluate(PublicTree(game), PublicTree(game).uniform())
-    monkeypatch.setattr(agent_evaluation, "IN_MEMORY_STATES", 1)
+    monkeypatch.setattr(liars_dice_streamed, "IN_MEMORY_STATES", 1)
     assert cli_main(["evaluate", "liars-dice", "random", "--dice", "2", "--faces", "3", "--wild", "aces",
                      "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
