@@ -89,7 +89,21 @@ class BatchedGame(abc.ABC):
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.observation_shape: Tuple[int, ...] = tuple(game.observation_shape)
+        self._check_memory()
         self.state: State = self._new_state(self.num_envs)
+
+    #: Bytes a step may hold per game beyond the state's arrays (observations, masks, rewards,
+    #: the vector env's buffers and numpy's temporaries), as multiples of the state.
+    MEMORY_FACTOR = 8
+
+    def _check_memory(self) -> None:
+        """Refuse a batch whose arrays would exceed the memory limit, from one game's arrays
+        and observation, before anything of the batch's size is allocated."""
+        from .resources import check_resources
+
+        one = sum(a.nbytes for a in self._new_state(1).values())
+        per_game = self.MEMORY_FACTOR * one + 4 * (int(np.prod(self.observation_shape)) + self.num_actions) * 4
+        check_resources(f"{self.num_envs:,} games of {self.game.name} at once (num_envs)", per_game * self.num_envs)
 
     # -- what a game implements ---------------------------------------------------------
 

@@ -272,3 +272,11 @@ def test_fuzz_every_env_with_actions_of_every_type(name, actions, seed):
         if before is not None:
             assert env.num_moves == before  # nothing was played
         env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("env_id, kwargs", [("dice_envs/Pig-v0", {}), ("dice_envs/LiarsDice-v0", {"faces": 3}),
+                                            ("dice_envs/LiarsDiceMatch-v0", {"faces": 3, "opponent": "random"})])
+def test_a_batch_over_the_memory_limit_is_refused_before_it_is_allocated(env_id, kwargs):
+    """Issue 23's attack: make_vec(..., num_envs=10**9) raised numpy's _ArrayMemoryError (14.9 GiB)."""
+    with pytest.raises(ResourceLimitError, match=r"1,000,000,000 games of .* \(num_envs\) needs about .* over the limit"):
+        gymnasium.make_vec(env_id, num_envs=10**9, vectorization_mode="vector_entry_point", **kwargs)
