@@ -320,8 +320,9 @@ def _liars_dice_streamed(spec, game) -> dict:
                          f"module:function) or 'random'; got {spec!r}")
     if agent.observation_size not in (None, game.prefix_size):
         _check_size(agent, int(game.observation_shape[0]), repr(game))
-    ev = streamed_evaluate(game, agent)
-    uniform = ev if agent.kind == "builtin" else streamed_evaluate(game, _uniform_liars_dice_agent())
+    ev = streamed_evaluate(game, agent, progress=_block_progress(f"scoring {agent.name}"))
+    uniform = ev if agent.kind == "builtin" else streamed_evaluate(
+        game, _uniform_liars_dice_agent(), progress=_block_progress("scoring the uniform policy"))
     return _best_response_report(ev.nash_conv, ev.best_response, uniform.exploitability,
                                  "too large to solve here (the exploitability is streamed over the public tree)")
 
@@ -349,6 +350,19 @@ def _liars_dice_match(spec, faces: Optional[int] = None, dice_per_player=None, w
     report["details"]["value_self_play_player_0"] = result["value_first_player"]
     report["details"]["rounds"] = result["positions"]
     return {**report, "config": game.config()}
+
+
+def _block_progress(what: str):
+    """A progress line on a terminal's stderr for a streamed evaluation (None elsewhere)."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        print(f"\r{what}: block {done} of {total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _uniform_liars_dice_agent() -> Agent:

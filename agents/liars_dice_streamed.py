@@ -215,8 +215,9 @@ def _top_down(root: np.ndarray, weight: np.ndarray, H: int) -> np.ndarray:
 
 
 class _Sweep:
-    """One pass over a public (sub)tree of ``bits`` bids whose node ``s`` is the public node
-    ``offset | s << shift``: the players' policy-edge weights, reaches and values."""
+    """The policy on a public (sub)tree of ``bits`` bids whose node ``s`` is the public node
+    ``offset | s << shift`` (a block, or the low tree): each player's probability of every
+    edge and call, asked of the source once per information state."""
 
     def __init__(self, tree: StreamedTree, source: PolicySource, offset: int, shift: int, bits: int):
         self.tree, self.bits = tree, bits
