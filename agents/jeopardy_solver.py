@@ -374,6 +374,14 @@ GRID_BYTES_PER_CELL = 3 * 8
 GRID_SECONDS_PER_CELL = 0.5e-6
 
 
+def check_grid(seats: int, score_cap: int, turn_states: int) -> None:
+    """Refuse a score grid over the memory or time limit; callers that know the grid's size
+    before building the turn model call it first, so a huge goal is refused at once."""
+    cells = seats * score_cap * score_cap * turn_states
+    check_resources(f"solving a score grid of {seats} x {score_cap} x {score_cap} scores x {turn_states} turn states",
+                    GRID_BYTES_PER_CELL * cells, GRID_SECONDS_PER_CELL * cells)
+
+
 def solve_score_grid(
     model: TurnModel, rules: ScoreRules, start_state: int = 0, tables: Optional[np.ndarray] = None
 ) -> GridSolution:
@@ -391,8 +399,7 @@ def solve_score_grid(
             decision (policy evaluation); None to let both players maximise.
     """
     M, T, seats = rules.score_cap, model.size, rules.num_seats
-    check_resources(f"solving a score grid of {seats} x {M} x {M} scores x {T} turn states",
-                    GRID_BYTES_PER_CELL * seats * M * M * T, GRID_SECONDS_PER_CELL * seats * M * M * T)
+    check_grid(seats, M, T)
     start = np.zeros((seats, M, M))
     values = np.zeros((seats, M, M, T))
     roll = np.zeros((seats, M, M, T))

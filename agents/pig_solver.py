@@ -40,7 +40,7 @@ from dice_envs.pig import BUST_FACE, DEFAULT_GOAL, check_pig_die
 
 from .head_to_head import HeadToHead
 from .head_to_head import head_to_head as shared_head_to_head
-from .jeopardy_solver import ScoreRules, TurnModel, query_policy, solve_score_grid
+from .jeopardy_solver import ScoreRules, TurnModel, check_grid, query_policy, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 
@@ -196,6 +196,7 @@ def policy_table(policy: Policy, goal: int) -> np.ndarray:
 def _solve_grid(goal: int, die: Die, tables: Optional[np.ndarray]) -> Solution:
     t0 = time.perf_counter()
     rules = PigRules(goal, num_seats=1 if tables is None else 2)
+    check_grid(rules.num_seats, rules.score_cap, goal + 1)  # the turn model's size, before it is built
     grid = solve_score_grid(turn_model(goal, die), rules, start_state=0, tables=tables)
     return Solution(goal, die, grid.start, grid.values, grid.roll, time.perf_counter() - t0)
 

@@ -280,3 +280,13 @@ def test_a_batch_over_the_memory_limit_is_refused_before_it_is_allocated(env_id,
     """Issue 23's attack: make_vec(..., num_envs=10**9) raised numpy's _ArrayMemoryError (14.9 GiB)."""
     with pytest.raises(ResourceLimitError, match=r"1,000,000,000 games of .* \(num_envs\) needs about .* over the limit"):
         gymnasium.make_vec(env_id, num_envs=10**9, vectorization_mode="vector_entry_point", **kwargs)
+
+
+def test_a_huge_pig_goal_is_refused_before_the_turn_model_is_built(capsys):
+    """Issue 23's attack: `solve pig --goal 1000000` hung building its turn model."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(SystemExit):
+        cli_main(["solve", "pig", "--goal", "1000000"])
+    assert "over the limit" in capsys.readouterr().err and time.perf_counter() - t0 < 60  # it used to hang
