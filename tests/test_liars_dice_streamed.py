@@ -102,7 +102,7 @@ def test_cli_scores_two_dice_each_streamed(capsys, monkeypatch):
     assert report["value"] == pytest.approx(-whole.exploitability, abs=1e-12)
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "liars-dice", "equilibrium", "--dice", "2", "--faces", "3", "--wild", "aces"])
-    assert "scored streamed" in capsys.readouterr().err
+    assert "not cached" in capsys.readouterr().err
 
 
 def test_bad_requests():
