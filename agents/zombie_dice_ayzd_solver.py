@@ -51,7 +51,7 @@ from dice_envs.validation import check_int
 
 from .head_to_head import HeadToHead  # noqa: F401  (re-exported: dice_envs.agents.zombie_dice_ayzd_solver.HeadToHead)
 from .head_to_head import head_to_head as shared_head_to_head
-from .jeopardy_solver import ScoreRules, TurnModel, query_policy, solve_score_grid
+from .jeopardy_solver import ScoreRules, TurnModel, check_grid, query_policy, solve_score_grid
 
 Policy = Callable[..., np.ndarray]
 
@@ -64,6 +64,11 @@ def default_score_cap(goal: int) -> int:
     was off by 1.7e-3 in the first player's win at goal 2 and 1.1e-4 at goal 3; with this cap every
     goal from 1 to 13 agrees with a cap of goal + 80 to 5e-14."""
     return max(4 * goal, goal + 39)
+
+
+def turn_states(score_cap: int) -> int:
+    """The size of :func:`turn_model` (fresh, and ``(b, s)`` for ``b < score_cap``, ``s < 3``)."""
+    return 1 + SHOTGUNS_TO_BUST * score_cap
 
 
 @lru_cache(maxsize=16)
@@ -107,6 +112,7 @@ def policy_table(policy: Policy, score_cap: int) -> np.ndarray:
 
     Index ``[p - 1, i, j, t]``; the fresh state (t = 0) always rolls.
     """
+    check_grid(2, score_cap, turn_states(score_cap))  # before the turn model is built
     model = turn_model(score_cap)
     M = score_cap
     labels = model.labels[1:]
@@ -197,6 +203,7 @@ def _solve_grid(goal: int, score_cap: int, tables: Optional[np.ndarray], stop_wh
     """Solve (``tables`` None) or evaluate (``(2, M, M, T)`` roll probabilities) the game."""
     t0 = time.perf_counter()
     rules = AYZDRules(goal, score_cap, stop_when_won)
+    check_grid(rules.num_seats, score_cap, turn_states(score_cap))  # before the turn model is built
     grid = solve_score_grid(turn_model(score_cap), rules, start_state=0, tables=tables)
     return Solution(goal, score_cap, grid.start, grid.values, grid.roll, time.perf_counter() - t0)
 

@@ -290,3 +290,13 @@ def test_a_huge_pig_goal_is_refused_before_the_turn_model_is_built(capsys):
     with pytest.raises(SystemExit):
         cli_main(["solve", "pig", "--goal", "1000000"])
     assert "over the limit" in capsys.readouterr().err and time.perf_counter() - t0 < 60  # it used to hang
+
+
+@pytest.mark.parametrize("make", [
+    lambda: cli_main(["evaluate", "ayzd", "optimal", "--goal", "100000"]),
+    lambda: gymnasium.make("dice_envs/ZombieDice-v0", goal=100000),
+], ids=["evaluate ayzd", "ZombieDice-v0"])
+def test_a_huge_ayzd_goal_is_refused_before_the_turn_model_is_built(make):
+    """Issue 23's attacks: both hung (or ran out of memory) building the turn model of a 400,000-wide grid."""
+    with pytest.raises((ResourceLimitError, SystemExit)):
+        make()
