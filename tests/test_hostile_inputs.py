@@ -300,3 +300,16 @@ def test_a_huge_ayzd_goal_is_refused_before_the_turn_model_is_built(make):
     """Issue 23's attacks: both hung (or ran out of memory) building the turn model of a 400,000-wide grid."""
     with pytest.raises((ResourceLimitError, SystemExit)):
         make()
+
+
+def test_solve_shakes_obeys_the_limits(capsys):
+    """Issue 23's attack: `--max-memory 5M --max-seconds 0.1 solve shakes --players 6` ran 8.6 s and 308 MB."""
+    from dice_envs.agents.shakes_solver import ShakesModel, record_count
+    from dice_envs.shakes import ShakesRules
+
+    for n in (2, 3, 4, 5, 6):  # the count the guard uses is the model's
+        assert record_count(n, ShakesRules(n).patients) == sum(len(level.rows) for level in ShakesModel(n).levels)
+    for argv, limit in ((["--max-memory", "5M", "--max-seconds", "0.1"], "5.0 MiB"), (["--max-seconds", "0.1"], "0 s")):
+        with pytest.raises(SystemExit):
+            cli_main([*argv, "solve", "shakes", "--players", "6"])
+        assert "253,813 public records" in (err := capsys.readouterr().err) and f"over the limit of {limit}" in err
