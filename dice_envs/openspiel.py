@@ -17,7 +17,9 @@ defaults).  OpenSpiel's parameters cannot be None, so ``-1`` stands for None
 The rules are the project's rules cores (:mod:`dice_envs.core`), not a re-implementation:
 a pyspiel state holds a rules-core state.  Actions are the rules core's action ids;
 chance outcomes, which the rules cores describe as objects (a roll, a deal), are numbered
-in the order of the state's ``chance_outcomes()``.  Information states are the rules
+in the order of the state's ``chance_outcomes()``; where that outcome is every player's roll
+(Liar's Dice), OpenSpiel draws it one player's roll per chance node, as OpenSpiel's own
+``liars_dice`` does, so no node lists the product of all the rolls.  Information states are the rules
 core's ``information_state(player)`` where the game has hidden information (Liar's Dice,
 Closest Number, The Shakes), the full position otherwise (Pig, Zombie Dice); tensors are
 the rules core's observation vectors (as in the PettingZoo environments).
@@ -28,7 +30,7 @@ Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
@@ -57,6 +59,9 @@ class GameSpec:
     utilities: Callable[[Game], tuple]  # (min, max, sum or None)
     max_game_length: Callable[[Game], int]
     hidden: bool  # information states are the rules core's information_state()
+    #: where the rules core's chance outcome is a tuple of independent parts (every player's roll),
+    #: the parts' distributions: OpenSpiel then draws them one chance node each, never the product
+    chance_parts: Optional[Callable[[Game], list]] = None
 
 
 def _none(value):
@@ -122,8 +127,10 @@ GAMES: Dict[str, GameSpec] = {
         dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
              starting_player=0), _liars_dice,
         _I.IMPERFECT_INFORMATION, _U.ZERO_SUM,
-        lambda g: len(g.chance_distribution()), lambda g: (-1.0, 1.0, 0.0 if g.num_players == 2 else None),
-        lambda g: g.num_bids + 1, hidden=True),
+        lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
+        lambda g: (-1.0, 1.0, 0.0),  # zero-sum with any number of players: +1, -1 and 0s
+        lambda g: g.num_bids + 1, hidden=True,
+        chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)]),
     "pig": GameSpec(
         "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, _U.ZERO_SUM,
         lambda g: len(g.die.faces), lambda g: (-1.0, 1.0, 0.0), lambda g: _LONG, hidden=False),
@@ -186,13 +193,14 @@ def _make_classes(name: str, spec: GameSpec):
         parameter_specification=dict(spec.parameters))
 
     class State(pyspiel.State):
-        def __init__(self, game, core=None):
+        def __init__(self, game, core=None, drawn=()):
             super().__init__(game)
             self.core = core if core is not None else game.core.new_initial_state()
+            self.drawn = drawn  # the parts of the chance outcome drawn so far (chance_parts games)
             self._chance = None
 
         def __deepcopy__(self, memo):  # rules-core states are immutable: share them
-            return State(self.get_game(), self.core)
+            return State(self.get_game(), self.core, self.drawn)
 
         def current_player(self):
             player = self.core.current_player
@@ -203,14 +211,20 @@ def _make_classes(name: str, spec: GameSpec):
 
         def _outcomes(self):
             if self._chance is None:
-                self._chance = self.core.chance_outcomes()
+                parts = self.get_game().chance_parts
+                self._chance = parts[len(self.drawn)] if parts else self.core.chance_outcomes()
             return self._chance
 
         def chance_outcomes(self):
             return [(k, float(p)) for k, (_, p) in enumerate(self._outcomes())]
 
         def _apply_action(self, action):
-            if self.core.is_chance_node():
+            parts = self.get_game().chance_parts
+            if self.core.is_chance_node() and parts:
+                self.drawn += (self._outcomes()[action][0],)
+                if len(self.drawn) == len(parts):
+                    self.core, self.drawn = self.core.apply(self.drawn), ()
+            elif self.core.is_chance_node():
                 self.core = self.core.apply(self._outcomes()[action][0])
             else:
                 self.core = self.core.apply(int(action))
@@ -219,6 +233,8 @@ def _make_classes(name: str, spec: GameSpec):
         def _action_to_string(self, player, action):
             if player == pyspiel.PlayerId.CHANCE:  # unique per outcome, as OpenSpiel requires
                 outcome = self._outcomes()[action][0]
+                if self.get_game().chance_parts:
+                    return f"player {len(self.drawn)} draws {outcome!r}"
                 return f"{self.core.describe_outcome(outcome)} [{outcome!r}]"
             return self.core.game.action_name(action)
 
@@ -242,6 +258,7 @@ def _make_classes(name: str, spec: GameSpec):
                 values[key] = value
             self.spec = spec
             self.core = spec.make(values)
+            self.chance_parts = spec.chance_parts(self.core) if spec.chance_parts else None
             low, high, total = spec.utilities(self.core)
             info = pyspiel.GameInfo(
                 num_distinct_actions=self.core.num_actions,

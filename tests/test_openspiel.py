@@ -28,7 +28,7 @@ def test_every_game_loads_and_passes_openspiels_random_simulation_test(name):
 
 def test_the_project_parameter_names_and_errors():
     game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 6, "wild": True})
-    assert game.num_distinct_actions() == 13 and game.max_chance_outcomes() == 36
+    assert game.num_distinct_actions() == 13 and game.max_chance_outcomes() == 6  # one player's roll per node
     assert game.get_parameters()["wild"] is True
     with pytest.raises(Exception, match="faces"):
         pyspiel.load_game("dice_envs_liars_dice", {"faces": 9})
@@ -58,7 +58,7 @@ def test_openspiel_exploitability_with_aces_and_unequal_dice_equals_ours():
     ours = lds.evaluate(lds.PublicTree(game), eq.policy)
     spiel_game = pyspiel.load_game("dice_envs_liars_dice", {"dice": "1,2", "faces": 3, "wild_rule": "aces",
                                                             "starting_player": 1})
-    assert spiel_game.max_chance_outcomes() == 3 * 6
+    assert spiel_game.max_chance_outcomes() == 6  # the two-dice roll of three faces: 6 multisets
     table = os_policy.tabular_policy_from_callable(spiel_game, lambda s: eq.policy.action_probabilities(s.core))
     assert exploitability.exploitability(spiel_game, table) == pytest.approx(ours.exploitability, abs=1e-12)
     with pytest.raises(Exception, match="dice must be counts"):
@@ -80,6 +80,18 @@ def test_openspiel_cfr_matches_ours_iterate_for_iterate(plus):
         for state in average_theirs.states:
             a, b = average_theirs.action_probabilities(state), average_ours.action_probabilities(state.core)
             assert max(abs(a[k] - b.get(k, 0.0)) for k in a) < 1e-12
+
+
+def test_many_dice_load_at_once_and_three_players_pass_the_random_simulation_test():
+    """Issue 23's attack: six players of five dice died with MemoryError after 43 s, one chance
+    node listing every joint roll; now each player's roll is a chance node of 252 outcomes.
+    Three players failed OpenSpiel's zero-sum check (issue 26): the utilities are declared to sum to 0."""
+    game = pyspiel.load_game("dice_envs_liars_dice", {"num_players": 6, "dice_per_player": 5})
+    assert game.max_chance_outcomes() == 252
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(pyspiel.load_game("dice_envs_liars_dice", {"num_players": 3, "dice_per_player": 2,
+                                                                        "faces": 4}),
+                            num_sims=5, serialize=False, verbose=False)
 
 
 def test_a_cloned_state_is_independent():
