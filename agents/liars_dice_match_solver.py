@@ -151,10 +151,13 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
                            cache_dir=cache_dir or default_cache_dir())
             round_values[position] = (result.value_first_player, result.exploitability)
             policies[position] = result.policy
-            values[position] = _combine(w, lo, result.value_first_player)
-            # The round value is within the exploitability of exact; the rest is propagated.
-            errors[position] = ((w - lo) / 2 * result.exploitability + errors.get(win, 0.0)
-                                + errors.get(lose, 0.0))
+            v = result.value_first_player
+            values[position] = _combine(w, lo, v)
+            # The round's value is within its NashConv (twice the exploitability) of exact, which
+            # moves W by (w - lo) / 2 per unit; the next positions' errors enter with weights
+            # (1 + v) / 2 and (1 - v) / 2.
+            errors[position] = ((w - lo) * result.exploitability + (1 + v) / 2 * errors.get(win, 0.0)
+                                + (1 - v) / 2 * errors.get(lose, 0.0))
         return values[position]
 
     start = (game.dice[0], game.dice[1], game.starting_player)
