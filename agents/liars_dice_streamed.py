@@ -51,6 +51,11 @@ __all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "f
 #: High bids per block: ``2 ** 16`` public nodes.
 DEFAULT_BLOCK_BITS = 16
 
+#: Rows an agent is asked at once: the answers' temporaries (a few MB) are reused by the allocator
+#: instead of being mapped and faulted in anew (a 2x256 MLP answered half a 2v2 block, 688 k rows,
+#: in 0.93 s this way against 1.25-1.37 s in batches of 262,144, on the idle 2-core machine).
+ASK_BATCH = 1 << 15
+
 #: Public nodes x rolls up to which a game is scored on the whole public tree in memory
 #: (:func:`dice_envs.agents.liars_dice_solver.evaluate`); larger games are streamed here.  One die
 #: against two is 5.5 M; two dice each 352 M.
@@ -200,7 +205,7 @@ class AgentSource(PolicySource):
         from .agent_contract import ask_agent
 
         obs, masks = self.observations(nodes, player)
-        probs = ask_agent(self.agent, obs, masks, what=self.name)
+        probs = ask_agent(self.agent, obs, masks, batch_size=ASK_BATCH, what=self.name)
         return probs.reshape(len(nodes), self.tree.R[player], -1)
 
 
