@@ -17,6 +17,29 @@ from .batched import BatchedGame, State
 from .liars_dice import LiarsDiceGame, LiarsDiceState
 
 
+def roll_counts(rng, dice: np.ndarray, faces: int, most: int) -> np.ndarray:
+    """Every held die rolled uniformly: ``dice`` is ``(m, players)`` dice held per game and player
+    (at most ``most``), the result ``(m, players, faces)`` the count of each face."""
+    m, players = dice.shape
+    rolled = rng.integers(0, faces, size=(m, players, most))
+    # Dice beyond a player's count go to one spare bin, past every (game, player, face) bin.
+    spare = m * players * faces
+    held = np.arange(most) < dice[:, :, None]
+    flat = np.where(held, np.arange(m * players).reshape(m, players, 1) * faces + rolled, spare)
+    return np.bincount(flat.ravel(), minlength=spare + 1)[:spare].reshape(m, players, faces)
+
+
+def bids_hold(total: np.ndarray, bids: np.ndarray, faces: int, wild_face) -> np.ndarray:
+    """Whether each bid (action numbers ``bids``) holds for the face counts of all the dice in
+    play ``total`` (``(k, faces)``), the wild face (1-based, or None) counting for every other face."""
+    face = bids % faces
+    matches = total[np.arange(len(bids)), face]
+    if wild_face is not None:
+        wild = wild_face - 1
+        matches = matches + np.where(face != wild, total[:, wild], 0)
+    return matches >= bids // faces + 1
+
+
 class LiarsDiceBatch(BatchedGame):
     """``num_envs`` rounds of Liar's Dice.
 
@@ -31,9 +54,6 @@ class LiarsDiceBatch(BatchedGame):
                  starting_player: int = 0):
         game = game if game is not None else LiarsDiceGame(num_players, dice_per_player, faces, wild,
                                                              max_quantity, starting_player)
-        bids = np.arange(game.num_bids)
-        self.bid_quantity = bids // game.faces + 1
-        self.bid_face = bids % game.faces  # 0-based face index
         super().__init__(game, num_envs)
 
     def _new_state(self, n: int) -> State:
@@ -51,13 +71,9 @@ class LiarsDiceBatch(BatchedGame):
     def _reset(self, s: State, rng) -> None:
         g = self.game
         m = len(s["done"])
-        faces = rng.integers(0, g.faces, size=(m, g.num_players, max(g.dice)))
-        # Dice beyond a player's count go to one spare bin, past every (game, player, face) bin.
-        spare = m * g.num_players * g.faces
-        held = np.arange(max(g.dice)) < np.array(g.dice)[:, None]  # (players, dice)
-        flat = np.where(held, np.arange(m * g.num_players).reshape(m, g.num_players, 1) * g.faces + faces, spare)
         s["dealt"][:] = True
-        s["counts"][:] = np.bincount(flat.ravel(), minlength=spare + 1)[:spare].reshape(m, g.num_players, g.faces)
+        s["counts"][:] = roll_counts(rng, np.broadcast_to(np.array(g.dice), (m, g.num_players)), g.faces,
+                                   max(g.dice))
         s["bids"][:] = False
         s["last_bid"][:] = -1
         s["num_bids"][:] = 0
@@ -89,14 +105,7 @@ class LiarsDiceBatch(BatchedGame):
         s["num_bids"][bid] += 1
         c = np.flatnonzero(call)
         if len(c):
-            last = s["last_bid"][c]
-            total = s["counts"][c].sum(axis=1)  # (k, faces)
-            face = self.bid_face[last]
-            matches = total[np.arange(len(c)), face]
-            if g.wild_face is not None:
-                wild = g.wild_face - 1
-                matches = matches + np.where(face != wild, total[:, wild], 0)
-            true = matches >= self.bid_quantity[last]
+            true = bids_hold(s["counts"][c].sum(axis=1), s["last_bid"][c], g.faces, g.wild_face)
             caller = self.seat(s["num_bids"][c])
             bidder = self.seat(s["num_bids"][c] - 1)
             winner = np.where(true, bidder, caller)

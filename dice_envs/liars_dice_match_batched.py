@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batched import BatchedGame, State
+from .liars_dice_batched import bids_hold, roll_counts
 from .liars_dice_match import LiarsDiceMatchGame, LiarsDiceMatchState
 
 __all__ = ["LiarsDiceMatchBatch"]
@@ -28,10 +29,7 @@ class LiarsDiceMatchBatch(BatchedGame):
 
     def __init__(self, num_envs: int, game: LiarsDiceMatchGame = None, **kwargs):
         game = game if game is not None else LiarsDiceMatchGame(**kwargs)
-        bids = np.arange(game.num_bids)
-        self.bid_quantity = bids // game.faces + 1
-        self.bid_face = bids % game.faces  # 0-based face index
-        self.wild = None if game.wild_rule == "none" else (game.faces - 1 if game.wild_rule == "highest" else 0)
+        self.bid_quantity = np.arange(game.num_bids) // game.faces + 1
         self.payoffs = np.array([game.payoff(w) for w in range(game.num_players)], np.float32)
         super().__init__(game, num_envs)
 
@@ -51,13 +49,7 @@ class LiarsDiceMatchBatch(BatchedGame):
     def _roll(self, s: State, rows: np.ndarray, rng) -> None:
         """Roll every held die of the games ``rows`` (each uniform on 1..faces)."""
         g = self.game
-        m = len(rows)
-        most = max(g.dice)
-        faces = rng.integers(0, g.faces, size=(m, g.num_players, most))
-        held = np.arange(most) < s["dice"][rows][:, :, None]
-        spare = m * g.num_players * g.faces
-        flat = np.where(held, np.arange(m * g.num_players).reshape(m, g.num_players, 1) * g.faces + faces, spare)
-        s["counts"][rows] = np.bincount(flat.ravel(), minlength=spare + 1)[:spare].reshape(m, g.num_players, g.faces)
+        s["counts"][rows] = roll_counts(rng, s["dice"][rows], g.faces, max(g.dice))
         s["bids"][rows] = False
         s["last_bid"][rows] = -1
         s["dealt"][rows] = True
@@ -102,13 +94,7 @@ class LiarsDiceMatchBatch(BatchedGame):
         s["mover"][bid] = self._next_in(s["dice"][bid], s["mover"][bid] + 1)
         c = np.flatnonzero(call)
         if len(c):
-            last = s["last_bid"][c]
-            total = s["counts"][c].sum(axis=1)  # (k, faces)
-            face = self.bid_face[last]
-            matches = total[np.arange(len(c)), face]
-            if self.wild is not None:
-                matches = matches + np.where(face != self.wild, total[:, self.wild], 0)
-            true = matches >= self.bid_quantity[last]
+            true = bids_hold(s["counts"][c].sum(axis=1), s["last_bid"][c], g.faces, g.first_round.wild_face)
             caller, bidder = s["mover"][c], s["bidder"][c]
             winner, loser = np.where(true, bidder, caller), np.where(true, caller, bidder)
             dice = s["dice"][c]
