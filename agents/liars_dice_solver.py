@@ -41,6 +41,7 @@ of any policy that answers :meth:`action_probabilities(state) <Policy>`
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
@@ -53,12 +54,14 @@ from dice_envs.resources import check_resources, seconds_limit
 from dice_envs.validation import check_choice, check_int, check_real
 
 from . import solver_cache
+from .liars_dice_compiled_solver import CompiledCFR, RoundTables, policy_values
 from .solver_cache import default_cache_dir  # noqa: F401  (re-exported: the default for every caller)
 
 __all__ = [
     "PublicTree",
     "TreePolicy",
     "CFRSolver",
+    "CompiledCFRSolver",
     "SolveResult",
     "solve",
     "tabulate",
@@ -66,6 +69,7 @@ __all__ = [
     "exploitability",
     "default_cache_dir",
     "MAX_PUBLIC_NODES",
+    "tree_for",
 ]
 
 #: Refuse public trees above this many nodes times rolls (memory guard: about 8
@@ -432,6 +436,12 @@ def evaluate(tree: PublicTree, policy, opponent=None) -> Evaluation:
     player 0 and ``opponent`` player 1; the value is player 0's, and the best
     responses are to each other's part).
     """
+    if isinstance(tree, RoundTables):  # too large for the in-memory passes: the compiled walks
+        if opponent is not None or not isinstance(policy, TreePolicy):
+            raise ValueError(f"{tree.game!r} is too large for the in-memory evaluation: score an agent with "
+                             f"dice_envs.agents.liars_dice_streamed.streamed_evaluate")
+        value, br0, br1 = policy_values(tree.game, policy.edge, policy.call)
+        return Evaluation(value, (br0, br1), br0 + br1, (br0 + br1) / 2)
     p0 = tabulate(tree, policy)
     p1 = p0 if opponent is None else tabulate(tree, opponent)
     profile = p0 if opponent is None else _combine(tree, p0, p1)
@@ -439,6 +449,15 @@ def evaluate(tree: PublicTree, policy, opponent=None) -> Evaluation:
     br = (best_response_value(tree, profile, 0), best_response_value(tree, profile, 1))
     nash_conv = br[0] + br[1]  # zero-sum: the two values sum to 0
     return Evaluation(value, br, nash_conv, nash_conv / 2)
+
+
+def tree_for(game: LiarsDiceGame):
+    """The in-memory :class:`PublicTree` of ``game`` where it fits (:data:`MAX_PUBLIC_NODES`),
+    else its :class:`~dice_envs.agents.liars_dice_compiled_solver.RoundTables`, on which a
+    :class:`TreePolicy` still answers and :func:`evaluate` runs the compiled walks."""
+    if 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= MAX_PUBLIC_NODES:
+        return PublicTree(game)
+    return RoundTables(game)
 
 
 def exploitability(tree: PublicTree, policy) -> float:
@@ -476,6 +495,15 @@ class CFRSolver:
         self.sig_call = np.zeros(shape)
         self._buf = [np.zeros(shape) for _ in range(5)]
         self.iteration = 0
+
+    @property
+    def game(self) -> LiarsDiceGame:
+        return self.tree.game
+
+    @property
+    def memory_bytes(self) -> int:
+        """Peak memory of the iterations and checks (estimated: :data:`BYTES_PER_NODE_ROLL`)."""
+        return BYTES_PER_NODE_ROLL * self.tree.N * self.tree.R
 
     def current_policy(self) -> TreePolicy:
         """The regret-matching policy of the current iteration (a copy)."""
@@ -567,6 +595,47 @@ class CFRSolver:
         return evaluate(self.tree, self.average_policy())
 
 
+class CompiledCFRSolver(CompiledCFR):
+    """:class:`CFRSolver`'s algorithm and interface by the compiled depth-first walks of
+    :mod:`dice_envs.agents.liars_dice_compiled_solver`: 24 bytes per (public node, roll)
+    instead of about 200, on every core, so two six-sided dice each (352 M information
+    states) fit in 8.5 GB.  Same arguments as
+    :class:`~dice_envs.agents.liars_dice_compiled_solver.CompiledCFR`."""
+
+    @functools.cached_property
+    def tree(self):
+        """:func:`tree_for` the game: the policies' tree."""
+        return tree_for(self.game)
+
+    def evaluate(self) -> Evaluation:
+        value, br0, br1 = self.average_values()
+        return Evaluation(value, (br0, br1), br0 + br1, (br0 + br1) / 2)
+
+    def average_policy(self) -> TreePolicy:
+        edge, call = self.average_arrays()
+        return TreePolicy(self.tree, edge, call)
+
+
+#: ``engine="auto"`` runs the compiled solver from this many (public node, roll) pairs up
+#: (one die against two has 5.5 M), the numpy one below.
+COMPILED_FROM_STATES = 2**22
+
+ENGINES = ("auto", "numpy", "compiled")
+
+
+def make_solver(game: LiarsDiceGame, algorithm: str = "cfr+", engine: str = "auto", threads: Optional[int] = None):
+    """A :class:`CFRSolver` or a :class:`CompiledCFRSolver` for ``game`` (``engine``: ``"auto"``
+    picks the compiled one from :data:`COMPILED_FROM_STATES` up)."""
+    check_choice("engine", engine, ENGINES)
+    plus = algorithm == "cfr+"
+    if engine == "auto":
+        states = 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2))
+        engine = "compiled" if states >= COMPILED_FROM_STATES else "numpy"
+    if engine == "compiled":
+        return CompiledCFRSolver(game, plus=plus, threads=threads)
+    return CFRSolver(game, plus=plus)
+
+
 @dataclass
 class SolveResult:
     """What :func:`solve` returns."""
@@ -580,7 +649,8 @@ class SolveResult:
     seconds: float
     history: List[tuple] = field(default_factory=list)  # (iteration, exploitability, seconds)
     cached: bool = False
-    #: the run-time predictions made on the way: (iteration, predicted iterations, predicted CPU seconds)
+    #: the run-time predictions made on the way: (iteration, predicted iterations, predicted seconds: CPU
+    #: seconds over the solver's threads)
     predictions: List[tuple] = field(default_factory=list)
     cpu_seconds: Optional[float] = None
 
@@ -612,6 +682,8 @@ def solve(
     check_every: Optional[int] = None,
     cache_dir: Optional[str] = None,
     progress: Optional[Callable[[int, float], None]] = None,
+    engine: str = "auto",
+    threads: Optional[int] = None,
 ) -> SolveResult:
     """Run CFR+ (or ``algorithm="cfr"``) until the average policy's exploitability
     is at most ``target_exploitability`` (checked exactly every few iterations).
@@ -625,6 +697,9 @@ def solve(
             5, 20 or 100 as the run grows).
         cache_dir: if given, reuse/store the result there (see :func:`load_cached`).
         progress: called as ``progress(iteration, exploitability)`` at every check.
+        engine: ``"numpy"`` (:class:`CFRSolver`), ``"compiled"`` (:class:`CompiledCFRSolver`) or
+            ``"auto"`` (:func:`make_solver`); the cache does not depend on it.
+        threads: the compiled solver's threads (default: every core this process may use).
 
     Raises:
         ValueError: for a bad argument or a game that is too large.
@@ -639,18 +714,23 @@ def solve(
         if cached is not None:
             return cached
     t0, cpu0 = time.perf_counter(), time.process_time()
-    solver = CFRSolver(game, plus=(algorithm == "cfr+"))
+    solver = make_solver(game, algorithm, engine, threads)
     history, predictions = [], []
     expl = float("inf")
-    cost = {"iteration": 0.0, "check": 0.0, "checks": 0}  # CPU seconds in the iterations and in the checks
+    # CPU seconds in the iterations and in the checks after the first (the warm-up)
+    cost = {"iteration": 0.0, "check": 0.0, "checks": 0, "warmup": 0.0, "warmup_iterations": 0}
     while True:
         step = check_every or _check_schedule(solver.iteration)
         c0 = time.process_time()
         solver.iterate(min(step, max_iterations - solver.iteration))
         c1 = time.process_time()
         result = solver.evaluate()
-        cost["iteration"] += c1 - c0
-        cost["check"] += time.process_time() - c1
+        if not cost["checks"]:  # the first step and check also load (or compile) the code: not counted in the rates
+            cost["warmup"] = (c1 - c0) + (time.process_time() - c1)
+            cost["warmup_iterations"] = solver.iteration
+        else:
+            cost["iteration"] += c1 - c0
+            cost["check"] += time.process_time() - c1
         cost["checks"] += 1
         expl = result.exploitability
         history.append((solver.iteration, expl, time.perf_counter() - t0))
@@ -704,25 +784,27 @@ def _check_run_time(solver, history, target: float, algorithm: str, max_iteratio
                     max_seconds: Optional[float], cost: dict, check_every: Optional[int], first: bool) -> tuple:
     """Announce a long solve (``first`` check only) or refuse one over the time limit: the
     iterations still needed are :func:`predict_iterations` (capped by ``max_iterations``),
-    and their time the CPU seconds per iteration and per exact check measured so far, with
-    the checks the schedule will make (CPU time: a loaded machine does not change the
-    estimate).  Returns ``(iteration, predicted iterations, predicted CPU seconds)``."""
+    and their time the CPU seconds per iteration and per exact check measured so far (after
+    the first, which also loads the code), with the checks the schedule will make, shared among the solver's threads (CPU time: a loaded
+    machine does not change the estimate; over the threads: the wall time on an idle
+    machine).  Returns ``(iteration, predicted iterations, predicted seconds)``."""
     T = solver.iteration
     needed = min(float(max_iterations), predict_iterations(history, target, algorithm))
     checks, t = 0, T
     while t < needed:
         t += check_every or _check_schedule(t)
         checks += 1
-    seconds = (cost["iteration"] + cost["check"]) + (needed - T) * cost["iteration"] / T + (
-        checks * cost["check"] / max(cost["checks"], 1))
+    per_iteration = cost["iteration"] / max(T - cost["warmup_iterations"], 1)
+    per_check = cost["check"] / max(cost["checks"] - 1, 1)
+    seconds = (cost["warmup"] + cost["iteration"] + cost["check"] + (needed - T) * per_iteration
+               + checks * per_check) / getattr(solver, "threads", 1)
     if max_seconds is not None:
         seconds = min(seconds, max_seconds)
-    tree = solver.tree
     limit = seconds_limit()
     if first or (limit is not None and seconds > limit):
-        check_resources(f"solving {solver.tree.game!r} to an exploitability of {target:g} with {algorithm} (about "
+        check_resources(f"solving {solver.game!r} to an exploitability of {target:g} with {algorithm} (about "
                         f"{needed:,.0f} iterations, predicted at iteration {T} from the convergence so far)",
-                        BYTES_PER_NODE_ROLL * tree.N * tree.R, seconds)
+                        solver.memory_bytes, seconds)
     return (T, needed, seconds)
 
 
@@ -768,7 +850,7 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
         if {k: meta.get(k) for k in key} != key:
             return None
         edge, call = arrays["edge"], arrays["call"]
-        tree = PublicTree(game)
+        tree = tree_for(game)
         if edge.shape != (tree.N, tree.R) or call.shape != (tree.N, tree.R):
             return None
         policy = TreePolicy(tree, edge, call)

@@ -1,0 +1,154 @@
+"""The compiled CFR+ solver (depth-first walks, numba) against the numpy solver it replaces at scale."""
+
+import numpy as np
+import pytest
+
+from dice_envs.agents import liars_dice_compiled_solver as compiled
+from dice_envs.agents.liars_dice_solver import (
+    CFRSolver,
+    CompiledCFRSolver,
+    PublicTree,
+    TreePolicy,
+    evaluate,
+    make_solver,
+    solve,
+    tree_for,
+)
+from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState
+from dice_envs.resources import ResourceLimitError
+
+GAMES = [
+    dict(faces=3),
+    dict(faces=4, wild=True),
+    dict(faces=3, wild="aces", dice_per_player=(1, 2)),
+    dict(faces=3, dice_per_player=(2, 1), starting_player=1),
+    dict(faces=2, wild="aces", dice_per_player=2),
+]
+
+
+@pytest.mark.parametrize("plus", [True, False], ids=["cfr+", "cfr"])
+@pytest.mark.parametrize("kwargs", GAMES, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_the_same_iterates_as_the_numpy_solver(kwargs, plus):
+    """Alternating CFR(+) is deterministic: with float64 storage the compiled walks reproduce
+    the numpy solver's regrets, averages and evaluations, on one thread or several."""
+    game = LiarsDiceGame(**kwargs)
+    reference = CFRSolver(game, plus=plus)
+    reference.iterate(25)
+    ref_eval = reference.evaluate()
+    for threads in (1, 3):
+        solver = CompiledCFRSolver(game, plus=plus, average_dtype=np.float64, threads=threads)
+        solver.iterate(25)
+        reg_edge, reg_call = compiled.to_tree_layout(solver.tables, solver.regrets)
+        avg_edge, avg_call = compiled.to_tree_layout(solver.tables, solver.sums)
+        for p in (0, 1):  # each player's columns where it acts
+            cols = solver.tables.num_rolls[p]
+            own = reference.tree.edge_mask[p][:, :cols] > 0
+            mine = reference.tree.node_mask[p][:, :cols] > 0
+            for ours, theirs, where in ((reg_edge, reference.reg_edge, own), (reg_call, reference.reg_call, mine),
+                                        (avg_edge, reference.avg_edge, own), (avg_call, reference.avg_call, mine)):
+                assert np.allclose(ours[:, :cols][where], theirs[:, :cols][where], atol=1e-9)
+        ev = solver.evaluate()
+        assert ev.exploitability == pytest.approx(ref_eval.exploitability, abs=1e-12)
+        assert ev.value_first_player == pytest.approx(ref_eval.value_first_player, abs=1e-12)
+        assert ev.best_response == pytest.approx(ref_eval.best_response, abs=1e-12)
+        policy, ref_policy = solver.average_policy(), reference.average_policy()
+        for p in (0, 1):  # the columns past a player's own rolls are never read
+            cols = solver.tables.num_rolls[p]
+            own = reference.tree.edge_mask[p][:, :cols] > 0
+            mine = reference.tree.node_mask[p][:, :cols] > 0
+            assert np.allclose(policy.edge[:, :cols][own], ref_policy.edge[:, :cols][own], atol=1e-12)
+            assert np.allclose(policy.call[:, :cols][mine], ref_policy.call[:, :cols][mine], atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", GAMES[:4], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_compiled_evaluation_of_any_tree_policy_equals_the_in_memory_one(kwargs):
+    """A random behaviour policy (not an average of anything) and the uniform one: value, both best responses."""
+    game = LiarsDiceGame(**kwargs)
+    tree = PublicTree(game)
+    rng = np.random.default_rng(0)
+    weights = TreePolicy(tree, rng.random((tree.N, tree.R)), rng.random((tree.N, tree.R)))
+    weights.call[0] = 0.0  # no call at the root
+    from dice_envs.agents.liars_dice_solver import _normalise
+
+    for policy in (tree.uniform(), TreePolicy(tree, *_normalise(tree, weights.edge, weights.call))):
+        expected = evaluate(tree, policy)
+        value, br0, br1 = compiled.policy_values(game, policy.edge, policy.call)
+        assert (value, br0, br1) == pytest.approx(
+            (expected.value_first_player, *expected.best_response), abs=1e-12)
+        # float32 probabilities (how the compiled solver stores them) change the figures only by rounding
+        value32, *_ = compiled.policy_values(game, policy.edge.astype(np.float32), policy.call.astype(np.float32))
+        assert value32 == pytest.approx(expected.value_first_player, abs=1e-6)
+
+
+def test_the_compiled_solve_reaches_the_published_value():
+    """-7/258 (one six-sided die each, highest face wild), as the numpy engine and OpenSpiel."""
+    result = solve(LiarsDiceGame(faces=6, wild=True), 1e-4, engine="compiled")
+    assert result.exploitability <= 1e-4
+    assert result.value_first_player == pytest.approx(-7 / 258, abs=2e-4)
+    assert isinstance(result.policy.tree, PublicTree)
+
+
+def test_a_policy_on_the_round_tables_answers_as_on_the_public_tree():
+    """Above the in-memory limit a TreePolicy lives on RoundTables; it must read the same arrays."""
+    game = LiarsDiceGame(faces=3, wild="aces", dice_per_player=(2, 1))
+    solver = CompiledCFRSolver(game)
+    solver.iterate(30)
+    policy = solver.average_policy()
+    light = TreePolicy(compiled.RoundTables(game), policy.edge, policy.call)
+    assert np.array_equal(light.tree.highbit, PublicTree(game).highbit)
+    assert np.array_equal(light.tree.player, PublicTree(game).player)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        root = game.new_initial_state()
+        state = root.apply(root.sample_chance(rng))
+        while not state.is_terminal():
+            assert light.action_probabilities(state) == policy.action_probabilities(state)
+            state = state.apply(policy.sample(state, rng))
+    # the compiled walks renormalise the float32 probabilities in float64; the in-memory passes take them as they are
+    assert evaluate(light.tree, light).exploitability == pytest.approx(evaluate(policy.tree, policy).exploitability,
+                                                                       abs=1e-6)
+
+
+def test_auto_engine_and_tree_by_size():
+    small, big = LiarsDiceGame(faces=6, wild=True), LiarsDiceGame(dice_per_player=2, faces=6, wild="aces")
+    assert isinstance(make_solver(small), CFRSolver)
+    assert isinstance(tree_for(big), compiled.RoundTables)  # 352 M states: no in-memory tree
+    rows, _ = compiled.block_rows(24)
+    assert rows == 2 * (2**24 - 1)  # a bid edge into every node but the root, a call from every node but the root
+    assert compiled.memory_bytes(big) == rows * 21 * (8 + 4)
+
+
+def test_the_block_layout_round_trips():
+    tables = compiled.RoundTables(LiarsDiceGame(faces=3, wild="aces", dice_per_player=(1, 2)))
+    rng = np.random.default_rng(0)
+    edge, call = rng.random((tables.N, tables.R)), rng.random((tables.N, tables.R))
+    edge[0], call[0] = 0.0, 0.0  # nothing leads to the root; no call from it
+    block = compiled.from_tree_layout(tables, edge, call)
+    assert block.shape == (tables.rows, tables.R)
+    back = compiled.to_tree_layout(tables, block)
+    assert np.array_equal(back[0], edge) and np.array_equal(back[1], call)
+
+
+def test_bad_arguments_and_sizes_are_refused_before_allocating(monkeypatch):
+    game = LiarsDiceGame(faces=3)
+    with pytest.raises(ValueError, match="threads"):
+        CompiledCFRSolver(game, threads=0)
+    with pytest.raises(ValueError, match="regret_dtype"):
+        CompiledCFRSolver(game, regret_dtype=np.int32)
+    with pytest.raises(ValueError, match="engine"):
+        solve(game, engine="gpu")
+    with pytest.raises(ValueError, match="num_players=2"):
+        CompiledCFRSolver(LiarsDiceGame(num_players=3, faces=2))
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "4G")
+    with pytest.raises(ResourceLimitError, match="7.9 GiB.*over the limit of 4.0 GiB"):
+        CompiledCFRSolver(LiarsDiceGame(dice_per_player=2, faces=6, wild="aces"))
+
+
+def test_state_type_unchanged():
+    """The policy answers rules-core states (the type a solver's policy is asked with)."""
+    game = LiarsDiceGame(faces=3)
+    policy = CompiledCFRSolver(game).average_policy()
+    root = game.new_initial_state()
+    state = root.apply(root.sample_chance(np.random.default_rng(0)))
+    assert isinstance(state, LiarsDiceState)
+    assert sum(policy.action_probabilities(state).values()) == pytest.approx(1.0)
