@@ -228,11 +228,12 @@ class LiarsDiceGame(Game):
         """The arguments that rebuild this game (used in caches, saved models and reports).
 
         ``wild`` is ``True``/``False`` for the highest face or none (as dice_envs 0.1 wrote it)
-        and ``"aces"``; ``dice_per_player`` a list where the counts differ; ``starting_player``
+        and ``"aces"``; ``dice_per_player`` a list where the counts differ (``(2, 2)`` is written
+        ``2``: the same game, the same caches); ``starting_player``
         is given only when it is not player 0, so the configurations of dice_envs 0.1 are unchanged."""
+        dice = self.dice  # one count per player
         out = dict(num_players=self.num_players,
-                   dice_per_player=self.dice_per_player if isinstance(self.dice_per_player, int)
-                   else list(self.dice_per_player),
+                   dice_per_player=dice[0] if len(set(dice)) == 1 else list(dice),
                    faces=self.faces, wild=self.wild_rule if self.wild_rule == "aces" else self.wild,
                    max_quantity=self.max_quantity)
         if self.starting_player:

@@ -18,8 +18,10 @@
    ``exploitability`` of its uniform policy on its ``liars_dice`` where that is the same game
    (the highest face wild, equal dice), in a process capped at ``--openspiel-memory`` and
    ``--openspiel-timeout``.
-5. ``--solves D0,D1:WILD ...``: CFR+ to ``--target``, with the run-time predictions made on
-   the way beside the measured iterations and CPU seconds.
+5. ``--solves D0,D1:WILD[:ENGINE] ...``: CFR+ to ``--target``, with the run-time predictions
+   made on the way beside the measured iterations and seconds; ``ENGINE`` is ``numpy``,
+   ``compiled`` or ``auto`` (the default), so ``1,2:aces:numpy 1,2:aces:compiled`` pairs the two
+   solvers on one game.
 
 Run: ``.venv/bin/python experiments/benchmark_liars_dice.py [--largest 2x4w 3x3w] [--scoring 2,2:aces]
 [--solves 1,2:aces] [--json]``.
@@ -134,7 +136,7 @@ sys.path.insert(0, sys.argv[1])
 from dice_envs.agents.liars_dice_solver import solve
 from dice_envs.liars_dice import LiarsDiceGame
 dice, wild, target = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], float(sys.argv[4])
-result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target)
+result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target, engine=sys.argv[5])
 out = result.as_dict()
 out.update(cpu_seconds=result.cpu_seconds, predictions=result.predictions,
            max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -157,9 +159,9 @@ def _run(script: str, *args: str, timeout: float = 7200, env=None) -> dict:
 
 
 def _spec(spec: str):
-    """``"2,1:aces"`` -> ``("2,1", "aces")``."""
-    dice, _, wild = spec.partition(":")
-    return dice, wild or "aces"
+    """``"2,1:aces"`` -> ``("2,1", "aces")``; a third part (the solver engine) is dropped."""
+    dice, _, rest = spec.partition(":")
+    return dice, rest.partition(":")[0] or "aces"
 
 
 def scoring(spec: str, openspiel_memory: int, openspiel_timeout: float) -> dict:
@@ -177,8 +179,9 @@ def scoring(spec: str, openspiel_memory: int, openspiel_timeout: float) -> dict:
 
 def solves(spec: str, target: float) -> dict:
     dice, wild = _spec(spec)
+    engine = spec.split(":")[2] if spec.count(":") >= 2 else "auto"
     env = {**os.environ, "DICE_ENVS_MAX_SECONDS": "none"}
-    return {"spec": spec, **_run(SOLVE_SCRIPT, ROOT, dice, wild, str(target), env=env)}
+    return {"spec": spec, **_run(SOLVE_SCRIPT, ROOT, dice, wild, str(target), engine, env=env)}
 
 
 def ours(target: float, repeats: int) -> dict:
@@ -237,8 +240,9 @@ def main(argv=None) -> int:
                         help="also solve these games to the target, e.g. 2x4w 3x3w")
     parser.add_argument("--scoring", nargs="*", default=[], metavar="D0,D1:WILD",
                         help="time the exact scoring of a 2x256 MLP and a table, e.g. 1,1:aces 2,2:aces 2,2:highest")
-    parser.add_argument("--solves", nargs="*", default=[], metavar="D0,D1:WILD",
-                        help="time CFR+ to --target with its run-time predictions, e.g. 1,2:aces")
+    parser.add_argument("--solves", nargs="*", default=[], metavar="D0,D1:WILD[:ENGINE]",
+                        help="time CFR+ to --target with its run-time predictions, e.g. 1,2:aces:numpy "
+                             "1,2:aces:compiled")
     parser.add_argument("--openspiel-memory", type=float, default=8.0, help="GiB for OpenSpiel's scoring (8)")
     parser.add_argument("--openspiel-timeout", type=float, default=900.0, help="seconds for OpenSpiel's scoring (900)")
     parser.add_argument("--skip-headline", action="store_true", help="only the --largest, --scoring and --solves rows")
@@ -316,7 +320,7 @@ def _rows_text(rows: dict) -> str:
         if "error" in row:
             lines.append(f"CFR+ {row['spec']}: failed: {row['error']}")
             continue
-        predicted = "; ".join(f"at {t}: {n:.0f} iterations, {c:.0f} CPU s" for t, n, c in row["predictions"])
+        predicted = "; ".join(f"at {t}: {n:.0f} iterations, {c:.0f} s" for t, n, c in row["predictions"])
         lines.append(f"CFR+ {row['spec']}: value {row['value_first_player']:+.6f}, "
                      f"exploitability {row['exploitability']:.2e}, {row['iterations']} iterations, "
                      f"{row['seconds']:.0f} s wall, {row['cpu_seconds']:.0f} s CPU, peak {row['max_rss_mb']:.0f} MB; "

@@ -155,6 +155,18 @@ def test_one_die_each_is_the_round_game():
     assert solve_match(game).value == pytest.approx(-7 / 258, abs=2e-4)
 
 
+def test_a_round_with_equal_dice_is_the_round_game_with_one_count():
+    """(2, 2) and 2 are one game: the same configuration, so the same cached equilibrium (a 2v2
+    solve takes half an hour; the whole game must find the one `dice-envs solve liars-dice --dice 2`
+    stored)."""
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    round_game = LiarsDiceMatchGame(dice_per_player=2, wild="aces").round_game((2, 2), 0)
+    assert round_game.config() == LiarsDiceGame(dice_per_player=2, wild="aces").config()
+    assert round_game == LiarsDiceGame(dice_per_player=2, wild="aces")
+    assert LiarsDiceGame(dice_per_player=(2, 1)).config()["dice_per_player"] == [2, 1]
+
+
 def test_bad_configurations():
     with pytest.raises(ValueError, match="next_starter"):
         LiarsDiceMatchGame(next_starter="random")
