@@ -27,8 +27,9 @@ def solved(goal: int, die):
 
 
 def resolve_policy(spec, game):
-    """A vectorised policy ``(i, j, k) -> P(roll)`` (not ``"random"``) from a name, a
-    callable, a model saved by ``experiments/train_pig.py`` (``.zip``) or ``module:attribute``."""
+    """A vectorised policy ``(i, j, k) -> P(roll)`` from a name (``"random"``: the uniformly
+    random one, :func:`dice_envs.agents.pig_solver.uniform_random`), a callable, a model saved by
+    ``experiments/train_pig.py`` (``.zip``) or ``module:attribute``."""
     from . import pig_solver
 
     if callable(spec):
@@ -36,6 +37,8 @@ def resolve_policy(spec, game):
     spec = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     if spec == "optimal":
         return solved(game.goal, game.die).as_policy()
+    if spec == "random":
+        return pig_solver.uniform_random()
     match = re.fullmatch(r"hold_at_(\d+)", spec) if isinstance(spec, str) else None
     if match:
         return pig_solver.hold_at(int(match.group(1)))

@@ -160,6 +160,17 @@ class Solution:
         return policy
 
 
+def uniform_random() -> Policy:
+    """The uniformly random policy over the legal actions: roll at a turn's start (holding is not
+    legal before the first roll), else roll or hold with probability 1/2 each."""
+
+    def policy(i, j, k):
+        return np.where(np.asarray(k) == 0, 1.0, 0.5)
+
+    policy.__name__ = "random"
+    return policy
+
+
 def hold_at(n: int) -> Policy:
     """The policy "hold at ``n`` or at the goal": roll while the turn total is below ``n``.
 

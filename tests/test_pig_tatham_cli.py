@@ -73,3 +73,29 @@ def test_main_jobs(tmp_path, capsys):
     assert pig["first_player_win"] == pytest.approx(0.5306, abs=1e-4)
     for name in ("tatham_fault_sensitivity.png", "pig_optimal_policy.png"):
         assert (tmp_path / name).exists()
+
+
+def test_evaluate_pig_random_is_scored_exactly(capsys):
+    """Issue 26: `evaluate pig random` was refused although `random` is listed. Its exact win
+    probability as the first player is checked against play of the batched env (the agent
+    seated first: a seat-1 agent's games that the opponent wins before the agent moves are
+    dealt again, which conditions a Monte Carlo estimate)."""
+    import gymnasium
+    import numpy as np
+
+    assert main(["evaluate", "pig", "random", "--goal", "10", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    exact_first = report["seats"]["first"]
+    env = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=4096, vectorization_mode="vector_entry_point",
+                             opponent="optimal", goal=10, seat=0)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    played, wins = np.zeros(4096, int), np.zeros(4096, int)
+    while played.min() < 5:  # five games in every env: counting the first N to finish would favour short games
+        mask = info["action_mask"].astype(bool)
+        action = np.where(mask[:, 0] & mask[:, 1], rng.integers(0, 2, len(mask)), mask.argmax(axis=1))
+        _, reward, terminated, truncated, info = env.step(action)
+        counted = (terminated | truncated) & (played < 5)
+        wins += counted & (reward > 0)
+        played += counted
+    assert abs(wins.sum() / played.sum() - exact_first) < 4 * np.sqrt(0.25 / played.sum())
