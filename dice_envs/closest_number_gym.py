@@ -6,7 +6,7 @@
 | Batched            | `gymnasium.make_vec("dice_envs/ClosestNumber-v0", num_envs=N, vectorization_mode="vector_entry_point", opponent="random")` |
 | Action Space       | Discrete(2N): card on 1..N, then decoy on 1..N (as :mod:`dice_envs.closest_number_v0`) |
 | Observation Space  | Box `(N * (n + 3) + 3n + 4,)`: the AEC observation of the agent's seat |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (exact, two players), `"random"`, a policy with `action_probabilities(state)` |
 
 ### Description

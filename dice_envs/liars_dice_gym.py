@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v0`) |
 | Observation Space  | Box `(n + F + Q * F + 1 + n,)`: the AEC observation of the agent's seat |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
 | Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 

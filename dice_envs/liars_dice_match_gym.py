@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(D * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_match_v0`) |
 | Observation Space  | Box `(n + F + D * F + 1 + n,)`: the AEC observation of the agent's seat |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (two players), `"random"`, a policy over states  |
 | Batched            | `gymnasium.make_vec("dice_envs/LiarsDiceMatch-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 

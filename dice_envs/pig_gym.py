@@ -6,7 +6,7 @@
 | Batched            | `gymnasium.make_vec("dice_envs/Pig-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
 | Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag (`observation="scaled"`: the first three divided by the goal) |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"hold_at_N"` (e.g. `"hold_at_20"`), `"random"`, a policy `(i, j, k)` |
 
 ### Description

@@ -6,7 +6,7 @@
 | Batched            | `gymnasium.make_vec("dice_envs/Shakes-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 | Action Space       | Discrete(n): the treatment the patient gets                      |
 | Observation Space  | Box `(2n + 2,)`: treated and saved per treatment, patients left, total saved |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]` (every treatment is legal) |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]` (every treatment is legal) |
 
 ### Description
 

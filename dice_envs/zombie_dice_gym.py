@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
 | Observation Space  | Box: full or scaled `(4n + 8,)` all yellow, `(4n + 16,)` official; compact `(12,)` |
-| Action mask        | `env.action_masks()` (sb3-contrib), also `info["action_mask"]`   |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"fixed_hold_at"`, `"minh"`, `"llano"`, `"neller"`, `"random"`, a saved model, a policy |
 
 ### Description
