@@ -88,6 +88,16 @@ def test_the_compiled_solve_reaches_the_published_value():
     assert isinstance(result.policy.tree, PublicTree)
 
 
+def test_a_compiled_solve_is_cached_and_reloaded(tmp_path):
+    """The compiled solver's float32 policy, stored and validated on load like the numpy one's."""
+    game = LiarsDiceGame(faces=4, wild="aces")
+    first = solve(game, 1e-3, engine="compiled", cache_dir=str(tmp_path))
+    again = solve(game, 1e-3, cache_dir=str(tmp_path))  # any engine: the cache does not depend on it
+    assert not first.cached and again.cached
+    assert again.policy.edge.dtype == np.float32
+    assert again.exploitability == pytest.approx(first.exploitability, abs=1e-6)
+
+
 def test_a_policy_on_the_round_tables_answers_as_on_the_public_tree():
     """Above the in-memory limit a TreePolicy lives on RoundTables; it must read the same arrays."""
     game = LiarsDiceGame(faces=3, wild="aces", dice_per_player=(2, 1))
