@@ -212,11 +212,14 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
     import torch.nn as nn
 
     from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.resources import check_network
 
     game = LiarsDiceGame(**game_config)
     lo = game.num_players + game.faces
     hi = lo + game.num_bids
     obs_dim = game.prefix_size
+    check_network(f"a Liar's Dice network of hidden layers {hidden!r}",
+                  [obs_dim + game.num_bids + extra_inputs, *hidden_sizes(hidden), game.num_actions], NETWORK_CHUNK)
 
     class Net(nn.Module):
         def __init__(self):

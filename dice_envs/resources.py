@@ -139,15 +139,22 @@ def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = N
 BYTES_PER_PARAMETER = 16
 
 
-def check_network(what: str, layer_sizes) -> None:
+#: Bytes per unit per row of a batch through a network: float32 activations and their gradients.
+BYTES_PER_ACTIVATION = 8
+
+
+def check_network(what: str, layer_sizes, rows: int = 0) -> None:
     """Refuse building ``what``, a dense network whose layers have ``layer_sizes`` units
-    (input first, each later layer connected to the one before), if its parameters would
-    exceed the memory limit; checked from the declared sizes, before anything is built."""
+    (input first, each later layer connected to the one before), if its parameters, and the
+    activations of a batch of ``rows`` rows, would exceed the memory limit; checked from the
+    declared sizes, before anything is built."""
     sizes = [int(n) for n in layer_sizes]
     if any(n < 1 for n in sizes):
         raise ValueError(f"{what} declares a layer of {min(sizes)} units; every layer needs at least 1")
     parameters = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
-    check_resources(f"{what} (layers {sizes}, {parameters:,} parameters)", BYTES_PER_PARAMETER * parameters)
+    batch = f" and a batch of {rows:,} rows" if rows else ""
+    check_resources(f"{what} (layers {sizes}, {parameters:,} parameters{batch})",
+                    BYTES_PER_PARAMETER * parameters + BYTES_PER_ACTIVATION * rows * sum(sizes))
 
 
 def check_disk(what: str, path: str, size_bytes: float) -> None:

@@ -388,11 +388,14 @@ class PoolOpponent:
 
     def __init__(self, pool: Pool, num_envs: int):
         self.pool = pool
-        self.which = np.zeros(num_envs, np.int64)
+        self.num_envs = num_envs
+        self.which: Optional[np.ndarray] = None  # allocated at the first game: the batch checks num_envs first
         self._stacked = None
         self._stacked_from: list = []
 
     def start(self, rows: np.ndarray, rng: np.random.Generator) -> None:
+        if self.which is None:
+            self.which = np.zeros(self.num_envs, np.int64)
         count = len(self.pool.frozen)
         latest = rng.random(len(rows)) < 0.5
         self.which[rows] = np.where(latest, count - 1, rng.integers(count, size=len(rows)))
@@ -574,8 +577,14 @@ def new_model(args, env, run: Path):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
 
+    from dice_envs.resources import check_network
+
     set_random_seed(args.seed)
     net = network_info(args)
+    inputs, actions = int(np.prod(env.observation_space.shape)), int(env.action_space.n)
+    for option, layers in (("--net-pi", net["net_arch"]["pi"]), ("--net-vf", net["net_arch"]["vf"])):
+        check_network(f"{option} {','.join(map(str, layers))}", [inputs, *layers, actions],
+                      rows=max(args.batch_size, args.n_envs))
     return MaskablePPO(
         "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from dice_envs.resources import check_network  # noqa: E402
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass, atomic_write_text, budget_spent, check_args, layer_sizes, log, run_script)
 
@@ -78,6 +79,10 @@ def check(args: Args) -> Args:
     if args.minibatch > args.batch:
         raise ValueError(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
     args.hidden = layer_sizes("hidden", args.hidden)
+    # the observation and action sizes are not known yet: one unit each stands for them (the
+    # hidden layers and the batch's activations are what can be huge)
+    check_network(f"--hidden {args.hidden} with --batch {args.batch}",
+                  [1, *[int(h) for h in args.hidden.split(",") if h], 1], rows=args.batch)
     args.run_dir = args.run_dir or f"runs/rllib_{args.game}"
     return args
 

@@ -313,3 +313,28 @@ def test_solve_shakes_obeys_the_limits(capsys):
         with pytest.raises(SystemExit):
             cli_main([*argv, "solve", "shakes", "--players", "6"])
         assert "253,813 public records" in (err := capsys.readouterr().err) and f"over the limit of {limit}" in err
+
+
+@pytest.mark.parametrize("script, argv", [
+    ("train_ayzd", ["--n-envs", "10000000000"]),
+    ("train_pig", ["--net-pi", "100000000"]),
+    ("train_pig", ["--net-vf", "64,100000000"]),
+    ("train_liars_dice", ["--hidden", "100000000"]),
+    ("train_liars_dice_play", ["--hidden", "100000000"]),
+    ("train_liars_dice_play", ["--games", "10000000000"]),
+    ("train_rllib", ["--minutes", "1", "--hidden", "100000000"]),
+    ("train_rllib", ["--minutes", "1", "--batch", "10000000000", "--minibatch", "10"]),
+])
+def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, capsys, monkeypatch):
+    """Issue 23's attack: these sizes gave allocation tracebacks (74.5 GiB, 13 GB, 52 TB asked of the allocator)."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)  # each script's default run directory is relative
+    module = importlib.import_module(f"experiments.{script}")
+    try:
+        code = module.main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "over the limit of" in err and "Traceback" not in err
