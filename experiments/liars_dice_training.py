@@ -45,6 +45,7 @@ from experiments.training_common import (
     damaged,
     jsonable,
     log,
+    save_torch,
 )
 
 #: the fields of one exact evaluation in a checkpoint's history
@@ -263,7 +264,7 @@ def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
     import torch
 
     with file(path) as tmp:
-        torch.save({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
+        save_torch({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
 
 
 def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> None:
@@ -274,7 +275,7 @@ def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> N
     import torch
 
     with file(path) as tmp:
-        torch.save({"game": game.config(), "table": torch.from_numpy(np.asarray(table, np.float64))}, tmp)
+        save_torch({"game": game.config(), "table": torch.from_numpy(np.asarray(table, np.float64))}, tmp)
 
 
 def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str, label: str,

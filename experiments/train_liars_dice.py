@@ -144,6 +144,7 @@ from experiments.training_common import (  # noqa: E402
     random_states,
     restore_random_states,
     run_script,
+    save_torch,
 )
 
 FORMAT = 2  # the checkpoint format written and read (checkpoint.pt "format")
@@ -288,7 +289,7 @@ def train(args: Args) -> dict:
             st["report"] = report
         prev = None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))
         with atomic_file(ckpt_path) as tmp:
-            torch.save(checkpoint_blob(FORMAT, st, net=net.state_dict(), magnet=magnet.state_dict(),
+            save_torch(checkpoint_blob(FORMAT, st, net=net.state_dict(), magnet=magnet.state_dict(),
                                        opt=opt.state_dict(), prev_q=prev), tmp)
         saved["steps"] = steps
 

@@ -238,6 +238,7 @@ from experiments.training_common import (  # noqa: E402
     random_states,
     restore_random_states,
     run_script,
+    save_torch,
 )
 
 FORMAT = 1  # the checkpoint format written and read (checkpoint.pt "format")
@@ -800,7 +801,7 @@ def train(args: Args) -> dict:
         if report is not None:
             st["report"] = report
         with atomic_file(ckpt_path) as tmp:
-            torch.save(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
+            save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
         saved["updates"] = updates
 
     scored = avg_net if args.average else net  # the network scored and saved

@@ -14,6 +14,7 @@ import argparse
 import base64
 import contextlib
 import dataclasses
+import errno
 import math
 import random
 import sys
@@ -270,11 +271,28 @@ def run_lock(run_dir: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def save_torch(obj, fh) -> None:
+    """``torch.save(obj)`` into the open file ``fh``, serialised in memory first, so that a full
+    disk raises Python's ``OSError`` (ENOSPC, naming the file; :func:`run_script` reports it)
+    instead of torch's ``RuntimeError: [enforce fail at inline_container.cc]``."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    try:
+        fh.write(buffer.getbuffer())
+        fh.flush()
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, getattr(fh, "name", None)) from None
+
+
 def run_script(name: str, parse, train, argv=None) -> int:
     """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
     the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
     2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
-    use; the message on stderr), 130 when interrupted (Ctrl-C, or a report that says so)."""
+    use; the message on stderr) or a full disk (naming the file), 130 when interrupted (Ctrl-C, or a report that says so)."""
     import json
 
     try:
@@ -283,6 +301,13 @@ def run_script(name: str, parse, train, argv=None) -> int:
             report = train(args)
     except ValueError as err:
         print(f"{name}: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        print(f"{name}: error: disk full writing {err.filename or 'the run directory'} ({err.strerror}); "
+              f"free some space (or give another --run-dir) and rerun the same command to resume from the last "
+              f"checkpoint", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)

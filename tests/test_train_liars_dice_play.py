@@ -429,3 +429,29 @@ def test_committed_models_rescore_to_the_readme_table(lp, capsys, model, wild, e
     argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
     assert cli_main(argv + (["--wild"] if wild else [])) == 0
     assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(exploitability, abs=1e-6)
+
+
+def test_a_full_disk_is_named(lp, tmp_path, capsys, monkeypatch):
+    """Issue 23's attack: on a full disk the checkpoint write said `RuntimeError: [enforce fail at
+    inline_container.cc:672]`, with no word of the disk."""
+    import errno
+
+    class FullDisk:
+        name = str(tmp_path / "run" / ".checkpoint.pt.tmp")
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+    @contextlib.contextmanager
+    def full_disk(path, mode="wb"):
+        yield FullDisk()
+
+    monkeypatch.setattr(lp, "atomic_file", full_disk)
+    code = lp.main(["--method", "mmd", "--run-dir", str(tmp_path / "run"), "--steps", "2000", "--eval-every", "1",
+                    *TINY])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "disk full writing" in err and ".checkpoint.pt.tmp" in err and "enforce fail" not in err
