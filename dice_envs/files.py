@@ -12,6 +12,33 @@ from pathlib import Path
 __all__ = ["atomic_path", "atomic_file"]
 
 
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to someone else
+        return True
+    return True
+
+
+def _remove_stale(directory: str, base: str, suffix: str) -> None:
+    """Remove ``base.PID.*suffix`` files beside ``base`` whose process ``PID`` is gone."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(base + ".") and name.endswith(suffix)):
+            continue
+        pid = name[len(base) + 1:].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_exists(int(pid)):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
+
+
 @contextmanager
 def atomic_path(path, tmp=None):
     """``with atomic_path(path) as tmp: write(tmp)`` (``tmp`` a :class:`pathlib.Path`) puts what was written to ``tmp`` at ``path``
@@ -20,14 +47,17 @@ def atomic_path(path, tmp=None):
     or interrupt the temporary file is removed.
 
     ``tmp``: the temporary file's path, beside ``path`` (default: a unique name that keeps
-    ``path``'s suffix, for writers that add a suffix when it is missing, as SB3 does).
+    ``path``'s suffix, for writers that add a suffix when it is missing, as SB3 does, and
+    holds the writer's process id: the temporary files of ``path`` left by a writer that no
+    longer runs, killed with ``-9`` where nothing could remove them, are removed first).
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     if tmp is None:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".",
-                                   suffix=".tmp" + os.path.splitext(path)[1])
+        base, suffix = os.path.basename(path), ".tmp" + os.path.splitext(path)[1]
+        _remove_stale(directory, base, suffix)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f"{base}.{os.getpid()}.", suffix=suffix)
         os.close(fd)
     tmp = Path(tmp)
     try:

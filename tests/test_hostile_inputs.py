@@ -338,3 +338,27 @@ def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, ca
     assert code == 2
     err = capsys.readouterr().err
     assert "over the limit of" in err and "Traceback" not in err
+
+
+def test_a_killed_writer_s_temporary_file_is_removed_by_the_next_write(tmp_path):
+    """Issue 23's attack: `export-efg` killed with -9 left a 100 MB temporary file that no later run removed."""
+    import subprocess
+    import sys
+
+    from dice_envs.files import atomic_file
+
+    target = tmp_path / "liars_dice_3.efg"
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys, time\n"
+        "from dice_envs.files import atomic_file\n"
+        f"with atomic_file({str(target)!r}, 'w') as fh:\n"
+        "    fh.write('x' * 1000); fh.flush(); print('writing', flush=True); time.sleep(60)\n")],
+        stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "writing"
+    writer.kill()  # -9: no finally block runs
+    writer.wait()
+    left = [p for p in tmp_path.iterdir() if p.name != target.name]
+    assert len(left) == 1 and left[0].name.startswith(f"liars_dice_3.efg.{writer.pid}.")
+    with atomic_file(target, "w") as fh:  # the next write removes it
+        fh.write("done")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name] and target.read_text() == "done"
