@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import errno
 import math
+import os
 import random
 import sys
 from pathlib import Path
@@ -272,7 +273,7 @@ def run_lock(run_dir: Path):
 
 
 def save_torch(obj, fh) -> None:
-    """``torch.save(obj)`` into the open file ``fh``, serialised in memory first, so that a full
+    """``torch.save(obj)`` into the open file (or path) ``fh``, serialised in memory first, so that a full
     disk raises Python's ``OSError`` (ENOSPC, naming the file; :func:`run_script` reports it)
     instead of torch's ``RuntimeError: [enforce fail at inline_container.cc]``."""
     import io
@@ -281,6 +282,15 @@ def save_torch(obj, fh) -> None:
 
     buffer = io.BytesIO()
     torch.save(obj, buffer)
+    if isinstance(fh, (str, os.PathLike)):  # a path (atomic_path's): write it whole
+        with open(fh, "wb") as out:
+            save_bytes(buffer, out)
+    else:
+        save_bytes(buffer, fh)
+
+
+def save_bytes(buffer, fh) -> None:
+    """Write ``buffer`` to the open file ``fh``; an ``OSError`` names the file."""
     try:
         fh.write(buffer.getbuffer())
         fh.flush()
