@@ -14,7 +14,9 @@ this project installed, ``pip install 'dice-envs[rllib]'``), then run this scrip
 head with ``--address auto`` and as many ``--env-runners`` as the cluster has CPUs to spare.
 
 Outputs in ``--run-dir`` (default ``runs/rllib_<game>``): ``checkpoint/`` (RLlib's
-``algo.save_to_path``; rerunning the same command resumes from it, and
+``algo.save_to_path``; rerunning the same command resumes from it, after checking that the
+checkpoint has its learner and its game and was made with the same options but the budget,
+the logging and where Ray runs, and
 ``dice-envs evaluate liars-dice|ayzd runs/.../checkpoint`` re-scores it), ``curve.json``,
 and one JSON object on stdout (``game``, ``iterations``, ``steps``, ``minutes``,
 ``steps_per_second``, the last exact score and the curve).
@@ -36,8 +38,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from dice_envs.resources import check_network  # noqa: E402
+from dice_envs.agents.rllib_models import DESCRIPTION  # noqa: E402
 from experiments.training_common import (  # noqa: E402
-    args_from_dataclass, atomic_write_text, budget_spent, check_args, layer_sizes, log, run_script)
+    args_from_dataclass, atomic_write_text, budget_spent, check_args, check_resume_args, layer_sizes, log, run_script)
 
 #: game -> (the PettingZoo game, its arguments, the evaluator's game and settings)
 GAMES = {
@@ -104,11 +107,37 @@ def exact_score(algo, args: Args) -> dict:
 def save_checkpoint(algo, ckpt: Path, args: Args) -> None:
     """``algo.save_to_path``, and the checkpoint's description (``dice_envs.json``: the game and
     its settings), which lets ``dice-envs evaluate`` refuse the checkpoint on another game."""
-    from dice_envs.agents.rllib_models import DESCRIPTION
-
     algo.save_to_path(str(ckpt.resolve()))
     _, _, game, settings = GAMES[args.game]
     atomic_write_text(ckpt / DESCRIPTION, json.dumps({"game": game, "config": settings(args)}))
+
+
+#: the options that may differ from the checkpoint's on resume (the budget, the logging, where Ray runs)
+RESUMABLE = ("minutes", "steps", "eval_every", "quiet", "address", "env_runners", "envs_per_runner", "run_dir")
+
+#: the parts of a checkpoint without which it cannot be resumed exactly: the learner (the module's
+#: weights and the optimiser, RLlib's learner_group) and the game it was trained on
+REQUIRED_PARTS = ("learner_group", DESCRIPTION)
+
+
+def resume_state(ckpt: Path, curve_path: Path, args: Args) -> dict:
+    """The run's state from ``curve.json``, after checking that the checkpoint has every part
+    (:data:`REQUIRED_PARTS`) and was made with the same options (all but :data:`RESUMABLE`);
+    a ``ValueError`` naming the difference otherwise."""
+    try:
+        state = json.loads(curve_path.read_text())
+        if not isinstance(state, dict) or not {"iterations", "steps", "seconds", "curve"} <= state.keys():
+            raise ValueError("fields missing")
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{curve_path} is damaged ({err}); give another --run-dir or remove "
+                         f"{curve_path.parent} to start over") from None
+    missing = [part for part in REQUIRED_PARTS if not (ckpt / part).exists()]
+    if missing:
+        raise ValueError(f"the checkpoint {ckpt} has no {', '.join(missing)}: it cannot be resumed exactly; give "
+                         f"another --run-dir or remove {curve_path.parent} to start over")
+    check_resume_args(state.get("options"), args, RESUMABLE, curve_path)
+    state["options"] = asdict(args)
+    return state
 
 
 def train(args: Args) -> dict:
@@ -124,14 +153,15 @@ def train(args: Args) -> dict:
                         hidden=[int(h) for h in args.hidden.split(",") if h], seed=args.seed,
                         lr=args.lr, entropy_coeff=args.entropy, train_batch_size_per_learner=args.batch,
                         minibatch_size=args.minibatch, num_epochs=args.epochs, gamma=1.0)
+    state = {"iterations": 0, "steps": 0, "seconds": 0.0, "curve": [], "options": asdict(args)}
+    resumed = ckpt.exists() and curve_path.exists()
+    if resumed:  # checked before Ray starts: a refusal costs nothing
+        state = resume_state(ckpt, curve_path, args)
     ray.init(address=args.address or None, include_dashboard=False, log_to_driver=not args.quiet,
              ignore_reinit_error=True)
     algo = config.build_algo()
-    state = {"iterations": 0, "steps": 0, "seconds": 0.0, "curve": []}
-    resumed = ckpt.exists() and curve_path.exists()
     if resumed:
         algo.restore_from_path(str(ckpt.resolve()))
-        state = json.loads(curve_path.read_text())
         log(args, f"resumed at iteration {state['iterations']} ({state['steps']:,} steps)")
     t0 = time.perf_counter() - state["seconds"]
     while not budget_spent(args, state["steps"], time.perf_counter() - t0):

@@ -93,3 +93,10 @@ def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
         assert message in capsys.readouterr().err
     assert script.main(argv[:-1] + ["--minibatch", "800", "--quiet"]) == 2
     assert "--minibatch" in capsys.readouterr().err
+    # Issue 23's attacks on resume, refused before Ray starts: other options, a part deleted.
+    for option, value in (("--lr", "0.001"), ("--seed", "7")):
+        assert script.main(argv + [option, value]) == 2
+        assert f"{option} " in (err := capsys.readouterr().err) and "differs from the checkpoint's" in err
+    (run_dir / "checkpoint" / "learner_group").rename(run_dir / "checkpoint" / "moved")
+    assert script.main(argv) == 2
+    assert "has no learner_group" in capsys.readouterr().err
