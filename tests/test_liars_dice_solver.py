@@ -381,6 +381,20 @@ def test_cli_solve_json():
     assert abs(report["lp_value_first_player"] - float(LP_VALUES[4])) < 1e-9
 
 
+def test_cli_solve_caches_where_the_other_commands_look(tmp_path, monkeypatch):
+    """A solve (half an hour at two dice each) is kept by default where evaluate, the Gymnasium
+    ids and solve liars-dice-match find it; --no-cache neither reads nor writes."""
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path))
+    argv = ["solve", "liars-dice", "--faces", "3", "--exploitability", "1e-3", "--json"]
+    assert json.loads(_run_cli(argv)[1])["cached"] is False
+    assert len(list(tmp_path.glob("liars_dice_*.npz"))) == 1
+    assert json.loads(_run_cli(argv)[1])["cached"] is True
+    assert json.loads(_run_cli(argv + ["--no-cache"])[1])["cached"] is False
+    from dice_envs.agents.liars_dice_solver import solve
+
+    assert solve(LiarsDiceGame(faces=3), 1e-3, cache_dir=str(tmp_path)).cached
+
+
 def test_cli_export_and_bad_arguments(tmp_path, capsys):
     out_file = tmp_path / "seed2.efg"
     code, out = _run_cli(["export-efg", "liars-dice", "--faces", "2", "--seed-bids", "-o", str(out_file), "--json"])

@@ -44,7 +44,11 @@ def add_commands(verbs) -> None:
     solve.add_argument("--max-iterations", type=int, default=100_000,
                        help="stop after this many iterations even above the target (100000)")
     solve.add_argument("--lp", action="store_true", help="also solve the sequence-form LP (small games)")
-    solve.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
+    solve.add_argument("--cache-dir", default=None,
+                       help="reuse/store the equilibrium in this directory (default: $DICE_ENVS_CACHE or "
+                            "~/.cache/dice_envs, where evaluate, the Gymnasium ids and solve liars-dice-match "
+                            "look for it)")
+    solve.add_argument("--no-cache", action="store_true", help="neither reuse nor store the equilibrium")
     solve.add_argument("--engine", choices=["auto", "numpy", "compiled"], default="auto",
                        help="numpy passes over the whole public tree, or compiled depth-first walks on every core "
                             "(24 bytes per information state: two dice each fit in 8.5 GB); auto picks the "
@@ -121,8 +125,11 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     def progress(iteration, expl):  # on stderr, so --json output stays one object
         print(f"\riteration {iteration}: exploitability {expl:.2e}", end="", file=sys.stderr, flush=True)
 
+    from dice_envs.agents.solver_cache import default_cache_dir
+
+    cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
     report = solve_report(args.faces, dice_argument(args.dice), args.wild, args.exploitability, args.algorithm,
-                          args.max_iterations, args.lp, args.cache_dir,
+                          args.max_iterations, args.lp, cache_dir,
                           progress if sys.stderr.isatty() else None, args.engine)
     if sys.stderr.isatty():
         print(file=sys.stderr)
