@@ -30,7 +30,7 @@ Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -39,11 +39,14 @@ try:
 except ImportError as err:  # pragma: no cover - the extra is not installed
     raise ImportError("dice_envs.openspiel needs OpenSpiel: pip install 'dice-envs[openspiel]'") from err
 
+from .closest_number import MAX_NUMBERS
 from .core import CHANCE, TERMINAL, Game
 
 __all__ = ["GAMES", "register", "core_state"]
 
 _PLAYER_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL}
+_I = pyspiel.GameType.Information
+_U = pyspiel.GameType.Utility
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,15 @@ class GameSpec:
     parameters: Dict[str, object]  # the project's argument names and their defaults
     make: Callable[[dict], Game]  # the rules-core game for the parameters
     information: "pyspiel.GameType.Information"
-    utility: "pyspiel.GameType.Utility"
+    utility: Callable[[Game], "pyspiel.GameType.Utility"]  # of the game its parameters make
     max_chance_outcomes: Callable[[Game], int]
-    utilities: Callable[[Game], tuple]  # (min, max, sum or None)
+    utilities: Callable[[Game], tuple]  # (min, max); the sum is 0 where the game is zero-sum
     max_game_length: Callable[[Game], int]
     hidden: bool  # information states are the rules core's information_state()
+    players: Tuple[int, int] = (2, 2)  # the fewest and the most players the parameters allow
+    #: the observation entries that are the player's private information (a public-only observer
+    #: hides them); hidden-information games without it refuse public-only observers
+    private: Optional[Callable[[Game], slice]] = None
     #: where the rules core's chance outcome is a tuple of independent parts (every player's roll),
     #: the parts' distributions: OpenSpiel then draws them one chance node each, never the product
     chance_parts: Optional[Callable[[Game], list]] = None
@@ -110,45 +117,55 @@ def _closest_number(p):
 
 def _shakes_utilities(game):
     if game.rules.competitive:
-        return (-1.0, 1.0, None)
+        return (-1.0, 1.0)
     if game.objective == "saved":
-        return (0.0, float(game.rules.patients), None)
-    return (0.0, 1.0, None)
+        return (0.0, float(game.rules.patients))
+    return (0.0, 1.0)
+
+
+def _winner_takes_all(game):
+    """+1 to the winner, -1 to every other player (0 to all in a draw): zero-sum with two players."""
+    return _U.ZERO_SUM if game.num_players == 2 else _U.GENERAL_SUM
+
+
+def _shakes_utility(game):
+    """The cooperative game pays every player the same; the competitive one is winner-takes-all."""
+    if not game.rules.competitive:
+        return _U.IDENTICAL
+    return _U.ZERO_SUM if game.rules.num_players == 2 else _U.GENERAL_SUM
 
 
 # A long game's length has no bound (Pig, Zombie Dice): OpenSpiel needs one; this one is never reached in practice.
 _LONG = 100_000
-_I = pyspiel.GameType.Information
-_U = pyspiel.GameType.Utility
-
 GAMES: Dict[str, GameSpec] = {
     "liars_dice": GameSpec(
         "Liar's Dice (dice_envs)",
         dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
              starting_player=0), _liars_dice,
-        _I.IMPERFECT_INFORMATION, _U.ZERO_SUM,
+        _I.IMPERFECT_INFORMATION, lambda g: _U.ZERO_SUM,  # +1, -1 and 0s with any number of players
         lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
-        lambda g: (-1.0, 1.0, 0.0),  # zero-sum with any number of players: +1, -1 and 0s
-        lambda g: g.num_bids + 1, hidden=True,
+        lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
+        private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
         chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)]),
     "pig": GameSpec(
-        "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, _U.ZERO_SUM,
-        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0, 0.0), lambda g: _LONG, hidden=False),
+        "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, lambda g: _U.ZERO_SUM,
+        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False),
     "zombie_dice": GameSpec(
         "Zombie Dice (dice_envs)", dict(num_players=2, variant="official", goal=13, stop_when_won=True),
-        _zombie_dice, _I.PERFECT_INFORMATION, _U.GENERAL_SUM,
-        lambda g: 4096, lambda g: (-1.0, 1.0, None), lambda g: _LONG, hidden=False),
+        _zombie_dice, _I.PERFECT_INFORMATION, _winner_takes_all,
+        lambda g: 4096, lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False, players=(2, 8)),
     "shakes": GameSpec(
         "The Shakes (dice_envs)",
         dict(num_players=4, mode="court", variant="cooperative", objective="win", until_winner=False), _shakes,
-        _I.IMPERFECT_INFORMATION, _U.GENERAL_SUM,
+        _I.IMPERFECT_INFORMATION, _shakes_utility,
         lambda g: 6 ** g.rules.num_players, _shakes_utilities,
-        lambda g: _LONG if g.rules.until_winner else g.rules.patients * (g.rules.num_players + 1), hidden=True),
+        lambda g: _LONG if g.rules.until_winner else g.rules.patients * (g.rules.num_players + 1), hidden=True,
+        players=(1, 6)),
     "closest_number": GameSpec(
         "Closest Number (dice_envs)", dict(num_players=2, numbers=10, starting_player=-1, round3="two_cards"),
-        _closest_number, _I.IMPERFECT_INFORMATION, _U.GENERAL_SUM,
-        lambda g: g.num_players, lambda g: (-1.0, 1.0, None),
-        lambda g: 2 * g.num_players * g.numbers * (g.last_round + 1), hidden=True),
+        _closest_number, _I.IMPERFECT_INFORMATION, _winner_takes_all,
+        lambda g: g.num_players, lambda g: (-1.0, 1.0),
+        lambda g: 2 * g.num_players * g.numbers * (g.last_round + 1), hidden=True, players=(2, MAX_NUMBERS // 2)),
 }
 
 
@@ -160,19 +177,45 @@ def core_state(state) -> object:
 class _Observer:
     """pyspiel's Python observer: the rules core's observation vector as the tensor; as the
     string, the information state (hidden-information games, perfect recall) or the
-    position (otherwise)."""
+    position (otherwise).
+
+    The observation type asked for is obeyed: a public-only observer
+    (``private_info=PrivateInfoType.NONE``) hides the player's private entries (Liar's Dice:
+    its own dice; other hidden-information games refuse it), and a perfect-recall *tensor* (an
+    information-state tensor, which the games do not declare) is refused: the observation
+    vector is not an information state."""
 
     def __init__(self, game, iig_obs_type):
+        spec = game.spec
         self.tensor = np.zeros(game.core.observation_shape, np.float32)
         self.dict = {"observation": self.tensor}
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.hidden = game.spec.hidden
+        self.hidden = spec.hidden
+        public_only = iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        self.private = None
+        if public_only and self.hidden:
+            if spec.private is None:
+                raise ValueError(f"{game.get_type().short_name} provides no public-only observation")
+            self.private = spec.private(game.core)
+        self.name = game.get_type().short_name
+
+    def _observation(self, state, player) -> np.ndarray:
+        obs = np.asarray(state.core.observation(player), np.float32)
+        if self.private is not None:
+            obs = obs.copy()
+            obs[self.private] = 0.0
+        return obs
 
     def set_from(self, state, player):
-        self.tensor[:] = state.core.observation(player)
+        if self.perfect_recall:
+            raise ValueError(f"{self.name} provides no information-state tensor (provides_information_state_tensor "
+                             f"is False): its observation tensor is not an information state")
+        self.tensor[:] = self._observation(state, player)
 
     def string_from(self, state, player):
         core = state.core
+        if self.private is not None:
+            return f"p{player} public " + " ".join(f"{x:g}" for x in self._observation(state, player))
         if self.hidden and self.perfect_recall and hasattr(core, "information_state"):
             return repr(core.information_state(player))
         if self.hidden:
@@ -180,17 +223,37 @@ class _Observer:
         return repr(core)
 
 
-def _make_classes(name: str, spec: GameSpec):
-    game_type = pyspiel.GameType(
+class _Shared:
+    """A value the clones of a state share: OpenSpiel clones a Python state by deep-copying each
+    attribute, and the chance outcomes cached at a chance node are never changed (deep-copying
+    Zombie Dice's took 1.9 ms a clone)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _game_type(name: str, spec: GameSpec, utility) -> "pyspiel.GameType":
+    return pyspiel.GameType(
         short_name=f"dice_envs_{name}", long_name=spec.long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=spec.information, utility=spec.utility,
+        information=spec.information, utility=utility,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=8, min_num_players=1,
+        min_num_players=spec.players[0], max_num_players=spec.players[1],
         provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True,
         parameter_specification=dict(spec.parameters))
+
+
+def _make_classes(name: str, spec: GameSpec):
+    # The registry holds one type per name; each game loaded carries the type its parameters make
+    # (zero-sum with two players, identical when cooperative, ...), which is what OpenSpiel reads.
+    game_type = _game_type(name, spec, spec.utility(spec.make(dict(spec.parameters))))
 
     class State(pyspiel.State):
         def __init__(self, game, core=None, drawn=()):
@@ -212,8 +275,8 @@ def _make_classes(name: str, spec: GameSpec):
         def _outcomes(self):
             if self._chance is None:
                 parts = self.get_game().chance_parts
-                self._chance = parts[len(self.drawn)] if parts else self.core.chance_outcomes()
-            return self._chance
+                self._chance = _Shared(parts[len(self.drawn)] if parts else self.core.chance_outcomes())
+            return self._chance.value
 
         def chance_outcomes(self):
             return [(k, float(p)) for k, (_, p) in enumerate(self._outcomes())]
@@ -247,6 +310,9 @@ def _make_classes(name: str, spec: GameSpec):
         def __str__(self):
             return str(self.core)
 
+        def __reduce__(self):  # the class is made here, so pickle replays the state's history in its game
+            return _restore_state, (self.get_game(), self.history())
+
     State.__name__ = State.__qualname__ = f"{name.title().replace('_', '')}State"
 
     class OpenSpielGame(pyspiel.Game):
@@ -259,16 +325,20 @@ def _make_classes(name: str, spec: GameSpec):
             self.spec = spec
             self.core = spec.make(values)
             self.chance_parts = spec.chance_parts(self.core) if spec.chance_parts else None
-            low, high, total = spec.utilities(self.core)
+            utility = spec.utility(self.core)
+            low, high = spec.utilities(self.core)
             info = pyspiel.GameInfo(
                 num_distinct_actions=self.core.num_actions,
                 max_chance_outcomes=spec.max_chance_outcomes(self.core),
                 num_players=self.core.num_players, min_utility=low, max_utility=high,
-                utility_sum=total, max_game_length=spec.max_game_length(self.core))
-            super().__init__(game_type, info, values)
+                utility_sum=0.0 if utility == _U.ZERO_SUM else None, max_game_length=spec.max_game_length(self.core))
+            super().__init__(_game_type(name, spec, utility), info, values)
 
         def new_initial_state(self):
             return State(self)
+
+        def __reduce__(self):  # loaded again by name (multiprocessing, Ray)
+            return pyspiel.load_game, (f"dice_envs_{name}", self.get_parameters())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
             if params:
@@ -277,6 +347,15 @@ def _make_classes(name: str, spec: GameSpec):
 
     OpenSpielGame.__name__ = OpenSpielGame.__qualname__ = f"{name.title().replace('_', '')}OpenSpielGame"
     return game_type, OpenSpielGame
+
+
+def _restore_state(game, history):
+    """A pickled state: its game's initial state after the actions ``history`` (chance
+    outcomes included), so OpenSpiel's record of the history is rebuilt too."""
+    state = game.new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
 
 
 def register() -> None:

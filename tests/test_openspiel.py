@@ -101,3 +101,87 @@ def test_a_cloned_state_is_independent():
     clone = state.clone()
     clone.apply_action(int(np.argmax([p for _, p in clone.chance_outcomes()])))
     assert state.is_chance_node() and not clone.is_chance_node()
+
+
+@pytest.mark.parametrize("name, params, utility, players", [
+    ("dice_envs_liars_dice", {"num_players": 3, "faces": 2}, "ZERO_SUM", (2, 6)),
+    ("dice_envs_pig", {"goal": 10}, "ZERO_SUM", (2, 2)),
+    ("dice_envs_zombie_dice", {"goal": 5}, "ZERO_SUM", (2, 8)),
+    ("dice_envs_zombie_dice", {"goal": 5, "num_players": 3}, "GENERAL_SUM", (2, 8)),
+    ("dice_envs_closest_number", {"numbers": 5}, "ZERO_SUM", (2, 20)),
+    ("dice_envs_closest_number", {"numbers": 6, "num_players": 3}, "GENERAL_SUM", (2, 20)),
+    ("dice_envs_shakes", {"num_players": 3, "mode": "maesters"}, "IDENTICAL", (1, 6)),
+    ("dice_envs_shakes", {"num_players": 2, "mode": "maesters", "variant": "competitive"}, "ZERO_SUM", (1, 6)),
+    ("dice_envs_shakes", {"num_players": 3, "mode": "maesters", "variant": "competitive"}, "GENERAL_SUM", (1, 6)),
+])
+def test_each_game_carries_the_type_its_parameters_make(name, params, utility, players):
+    """Issue 26, defect 3: one GameType for all parameters declared two-player Zombie Dice, Closest
+    Number and competitive Shakes general-sum (so OpenSpiel's exploitability refused them) and
+    cooperative Shakes not identical.  OpenSpiel's random simulation checks the declared sums."""
+    game = pyspiel.load_game(name, params)
+    kind = game.get_type()
+    assert kind.utility == getattr(pyspiel.GameType.Utility, utility)
+    assert (kind.min_num_players, kind.max_num_players) == players
+    if utility == "ZERO_SUM":
+        assert game.utility_sum() == 0.0
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_games_and_states_pickle(name):
+    """Issue 26, defect 4: the classes are made inside a function, so multiprocessing and Ray could
+    not send a game or a state; both now pickle (a state by replaying its history)."""
+    import pickle
+
+    game = pyspiel.load_game(name, SMALL[name])
+    again = pickle.loads(pickle.dumps(game))
+    assert again.get_parameters() == game.get_parameters() and again.get_type().utility == game.get_type().utility
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.history() == state.history() and str(copy) == str(state)
+    assert copy.current_player() == state.current_player()
+
+
+def test_a_clone_shares_the_cached_chance_outcomes():
+    """Issue 26, defect 2: OpenSpiel clones a Python state by deep-copying its attributes; the
+    cached outcomes of a Zombie Dice chance node (165 here) were copied at every clone (1.9 ms;
+    5.8 us shared)."""
+    game = pyspiel.load_game("dice_envs_zombie_dice")
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 165
+    clone = state.clone()
+    assert clone._outcomes() is state._outcomes()
+    clone.apply_action(0)
+    assert state.is_chance_node() and not clone.is_chance_node()
+
+
+def test_the_observer_obeys_the_observation_type():
+    """Issue 26, defect 5: a public-only observer returned the player's own dice, and
+    information_state_tensor() answered (with the observation) although the games do not declare it."""
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(1)
+    kind = pyspiel.IIGObservationType
+    public = make_observation(game, kind(perfect_recall=False, public_info=True,
+                                         private_info=pyspiel.PrivateInfoType.NONE))
+    for player in (0, 1):
+        public.set_from(state, player)
+        full = np.asarray(state.observation_tensor(player))
+        own_dice = slice(2, 2 + 3)
+        assert full[own_dice].sum() == 1 and public.tensor[own_dice].sum() == 0
+        assert np.array_equal(np.delete(public.tensor, np.r_[own_dice]), np.delete(full, np.r_[own_dice]))
+    assert state.information_state_string(0) != state.information_state_string(1)  # the dice differ
+    with pytest.raises(Exception, match="no information-state tensor"):
+        state.information_state_tensor(0)
+    with pytest.raises(Exception, match="no public-only observation"):
+        make_observation(pyspiel.load_game("dice_envs_shakes", {"num_players": 3, "mode": "maesters"}),
+                         kind(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
