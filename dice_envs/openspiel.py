@@ -29,7 +29,7 @@ Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -63,6 +63,9 @@ class GameSpec:
     max_game_length: Callable[[Game], int]
     hidden: bool  # information states are the rules core's information_state()
     players: Tuple[int, int] = (2, 2)  # the fewest and the most players the parameters allow
+    #: OpenSpiel's names for parameters, where OpenSpiel has a game of this name
+    #: (``{its name: ours}``); both are accepted
+    aliases: Dict[str, str] = field(default_factory=dict)
     #: the observation entries that are the player's private information (a public-only observer
     #: hides them); hidden-information games without it refuse public-only observers
     private: Optional[Callable[[Game], slice]] = None
@@ -146,10 +149,12 @@ GAMES: Dict[str, GameSpec] = {
         lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
         lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
         private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
+        aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
         chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)]),
     "pig": GameSpec(
         "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, lambda g: _U.ZERO_SUM,
-        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False),
+        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False,
+        aliases={"winscore": "goal", "diceoutcomes": "sides"}),
     "zombie_dice": GameSpec(
         "Zombie Dice (dice_envs)", dict(num_players=2, variant="official", goal=13, stop_when_won=True),
         _zombie_dice, _I.PERFECT_INFORMATION, _winner_takes_all,
@@ -247,7 +252,9 @@ def _game_type(name: str, spec: GameSpec, utility) -> "pyspiel.GameType":
         min_num_players=spec.players[0], max_num_players=spec.players[1],
         provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification=dict(spec.parameters))
+        # OpenSpiel's names too, with our defaults (the game maps them to ours)
+        parameter_specification={**spec.parameters,
+                                 **{alias: spec.parameters[ours] for alias, ours in spec.aliases.items()}})
 
 
 def _make_classes(name: str, spec: GameSpec):
@@ -318,10 +325,23 @@ def _make_classes(name: str, spec: GameSpec):
     class OpenSpielGame(pyspiel.Game):
         def __init__(self, params=None):
             values = dict(spec.parameters)
-            for key, value in (params or {}).items():
+            params = dict(params or {})
+            for key, value in params.items():
+                if key in spec.aliases:
+                    continue
                 if key not in values:
-                    raise ValueError(f"dice_envs_{name} has no parameter {key!r}; its parameters: {sorted(values)}")
+                    raise ValueError(f"dice_envs_{name} has no parameter {key!r}; its parameters: "
+                                     f"{sorted(values)}" + (f" (and OpenSpiel's {sorted(spec.aliases)})"
+                                                            if spec.aliases else ""))
                 values[key] = value
+            # OpenSpiel's names: pyspiel fills every parameter in, so an alias counts where it is not the default
+            for alias, ours in spec.aliases.items():
+                value, default = params.get(alias, spec.parameters[ours]), spec.parameters[ours]
+                if value != default:
+                    if values[ours] not in (default, value):
+                        raise ValueError(f"dice_envs_{name}: {alias}={value!r} and {ours}={values[ours]!r} "
+                                         f"name the same parameter; give one")
+                    values[ours] = value
             self.spec = spec
             self.core = spec.make(values)
             self.chance_parts = spec.chance_parts(self.core) if spec.chance_parts else None

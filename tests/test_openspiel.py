@@ -185,3 +185,14 @@ def test_the_observer_obeys_the_observation_type():
     with pytest.raises(Exception, match="no public-only observation"):
         make_observation(pyspiel.load_game("dice_envs_shakes", {"num_players": 3, "mode": "maesters"}),
                          kind(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+
+
+def test_openspiel_s_parameter_names_are_accepted():
+    """Issue 26: where OpenSpiel has a game of the name, its parameter names work too."""
+    ours = pyspiel.load_game("dice_envs_liars_dice", {"numdice": 2, "dice_sides": 4, "players": 2, "wild": True})
+    theirs = pyspiel.load_game("liars_dice", {"numdice": 2, "dice_sides": 4, "players": 2})
+    assert ours.get_parameters()["dice_per_player"] == 2 and ours.get_parameters()["faces"] == 4
+    assert ours.num_distinct_actions() == theirs.num_distinct_actions() == 17
+    assert pyspiel.load_game("dice_envs_pig", {"winscore": 20}).core.goal == 20
+    with pytest.raises(Exception, match="name the same parameter"):
+        pyspiel.load_game("dice_envs_liars_dice", {"numdice": 2, "dice_per_player": 3})
