@@ -127,7 +127,7 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
 
     Raises:
         ValueError: more than two players, or a round game too large for the CFR+ solver (it
-            refuses before allocating; two dice each, 352 M information states, fits in 8.5 GB
+            refuses before allocating; two dice each, 352 M information states, needs 10.5 GiB at its peak
             and takes about half an hour to 1e-3, once: every round is cached).
     """
     from .liars_dice_solver import default_cache_dir, solve

@@ -599,7 +599,7 @@ class CompiledCFRSolver(CompiledCFR):
     """:class:`CFRSolver`'s algorithm and interface by the compiled depth-first walks of
     :mod:`dice_envs.agents.liars_dice_compiled_solver`: 24 bytes per (public node, roll)
     instead of about 200, on every core, so two six-sided dice each (352 M information
-    states) fit in 8.5 GB.  Same arguments as
+    states) fit in 10.5 GiB.  Same arguments as
     :class:`~dice_envs.agents.liars_dice_compiled_solver.CompiledCFR`."""
 
     @functools.cached_property

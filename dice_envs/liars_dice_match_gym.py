@@ -15,9 +15,11 @@ The whole game of :mod:`dice_envs.liars_dice_match_v0` seen from one seat, the o
 inside :meth:`step` by a fixed opponent.  ``"equilibrium"`` plays, in every round, the CFR+
 equilibrium of that round game, which together are an equilibrium of the whole game
 (:func:`dice_envs.agents.liars_dice_match_solver.solve_match`): no agent averages more than
-the whole game's value for its seat against it.  It exists where every round game the match
-can reach is solved here: three dice in play at most at the start (``dice_per_player=1``,
-``(2, 1)`` or ``(1, 2)``; the two-dice-each round is not solved yet).
+the whole game's value for its seat against it.  Every round is solved once (CFR+, to
+``exploitability``) and cached: seconds to minutes up to three dice in play; two dice each
+(``dice_per_player=2``) takes about an hour to ``exploitability=1e-3`` (the compiled solver,
+10.5 GiB: ``DICE_ENVS_MAX_MEMORY=12G``), so solve it first (``dice-envs solve liars-dice-match --dice 2 --wild aces
+--exploitability 1e-3``) and pass the same ``exploitability``.
 
 ### Rewards
 

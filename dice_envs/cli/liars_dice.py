@@ -51,7 +51,7 @@ def add_commands(verbs) -> None:
     solve.add_argument("--no-cache", action="store_true", help="neither reuse nor store the equilibrium")
     solve.add_argument("--engine", choices=["auto", "numpy", "compiled"], default="auto",
                        help="numpy passes over the whole public tree, or compiled depth-first walks on every core "
-                            "(24 bytes per information state: two dice each fit in 8.5 GB); auto picks the "
+                            "(24 bytes per information state: two dice each fit in 10.5 GiB); auto picks the "
                             "compiled one from 4 M information states")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.set_defaults(handler=solve_liars_dice)
