@@ -137,9 +137,15 @@ class RulesCoreEnv(AECEnv):
             self.render()
 
     def observe(self, agent):
+        """The agent's observation and action mask: its legal actions on its turn, none on another's,
+        and all of them once it is done (terminated or truncated: its only step is ``None``, which
+        ignores the mask; a sampler over masks, as TorchRL's ``PettingZooWrapper`` uses after the
+        last step, needs one that is not empty)."""
         seat = self.agent_name_mapping[agent]
         state = self.state_
-        if state.current_player == seat:
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            mask = np.ones(self.game.num_actions, dtype=np.int8)
+        elif state.current_player == seat:
             mask = state.action_mask()
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
