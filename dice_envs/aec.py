@@ -25,12 +25,15 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from .core import Game, GameState, IllegalActionError
 from .rendering import RENDER_FPS, check_available, table_frame
-from .validation import as_action, check_optional_int
+from .validation import as_action, check_choice, check_optional_int
 
 _TITLES = {"liars_dice": "Liar's Dice", "shakes": "The Shakes"}
 
 #: Every environment's render modes (``rgb_array`` needs matplotlib).
 RENDER_MODES = ["human", "ansi", "rgb_array"]
+#: ``observation="dict"``: ``{"observation", "action_mask"}`` (PettingZoo's classic games'); ``"flat"``:
+#: the vector alone, a ``Box`` (for SuperSuit's observation wrappers), the mask in ``infos``
+OBSERVATION_FORMATS = ("dict", "flat")
 
 
 def check_render_mode(render_mode, modes) -> None:
@@ -84,24 +87,31 @@ class RulesCoreEnv(AECEnv):
             returns a picture of the table, :mod:`dice_envs.rendering`; needs matplotlib).
         max_cycles: optional limit on the number of player decisions; when hit, all
             agents are truncated with reward 0.  ``None`` means no limit.
+        observation: ``"dict"`` (``{"observation", "action_mask"}``, as PettingZoo's classic
+            games) or ``"flat"``: the observation vector alone, a ``Box`` that SuperSuit's
+            observation wrappers (``dtype_v0``, ``normalize_obs_v0``, ``frame_stack_v1``) take,
+            with the mask in ``infos[agent]["action_mask"]``.
     """
 
     metadata = {"render_modes": RENDER_MODES, "name": "rules_core", "is_parallelizable": False,
                 "render_fps": RENDER_FPS}
 
-    def __init__(self, game: Game, render_mode: Optional[str] = None, max_cycles: Optional[int] = None):
+    def __init__(self, game: Game, render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
+                 observation: str = "dict"):
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
         max_cycles = check_optional_int("max_cycles (None or a number of decisions)", max_cycles, 1)
+        self.flat = check_choice("observation", observation, OBSERVATION_FORMATS) == "flat"
         self.game = game
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         low, high = game.observation_bounds()
-        self._observation_space = spaces.Dict(
+        vector = spaces.Box(low=low, high=high, dtype=np.float32)
+        self._observation_space = vector if self.flat else spaces.Dict(
             {
-                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "observation": vector,
                 "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
             }
         )
@@ -133,23 +143,26 @@ class RulesCoreEnv(AECEnv):
         self.log = []
         self.state_ = self._resolve_chance(self.game.new_initial_state())
         self._select_next()
+        self._masks_to_infos()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
-        """The agent's observation and action mask: its legal actions on its turn, none on another's,
-        and all of them once it is done (terminated or truncated: its only step is ``None``, which
-        ignores the mask; a sampler over masks, as TorchRL's ``PettingZooWrapper`` uses after the
-        last step, needs one that is not empty)."""
-        seat = self.agent_name_mapping[agent]
-        state = self.state_
+        """The agent's observation and action mask (``observation="flat"``: the vector alone, the mask
+        in ``infos[agent]["action_mask"]``)."""
+        vector = self.state_.observation(self.agent_name_mapping[agent])
+        return vector if self.flat else {"observation": vector, "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent) -> np.ndarray:
+        """The agent's legal actions on its turn, none on another's, and all of them once it is done
+        (terminated or truncated: its only step is ``None``, which ignores the mask; a sampler over
+        masks, as TorchRL's ``PettingZooWrapper`` uses after the last step, needs one that is not
+        empty)."""
         if self.terminations.get(agent) or self.truncations.get(agent):
-            mask = np.ones(self.game.num_actions, dtype=np.int8)
-        elif state.current_player == seat:
-            mask = state.action_mask()
-        else:
-            mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": state.observation(seat), "action_mask": mask}
+            return np.ones(self.game.num_actions, dtype=np.int8)
+        if self.state_.current_player == self.agent_name_mapping[agent]:
+            return self.state_.action_mask()
+        return np.zeros(self.game.num_actions, dtype=np.int8)
 
     def step(self, action):
         agent = self.agent_selection
@@ -174,6 +187,7 @@ class RulesCoreEnv(AECEnv):
         elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
             self.truncations = {a: True for a in self.agents}
         self._select_next()
+        self._masks_to_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -224,6 +238,11 @@ class RulesCoreEnv(AECEnv):
                 self.log.append(state.describe_outcome(outcome))
             state = state.apply(outcome)
         return state
+
+    def _masks_to_infos(self):
+        if self.flat:  # the mask is not in the observation: PettingZoo's other place for it
+            for agent in self.agents:
+                self.infos[agent]["action_mask"] = self.action_mask(agent)
 
     def _select_next(self):
         state = self.state_

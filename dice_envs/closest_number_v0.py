@@ -30,7 +30,8 @@ players) and :mod:`dice_envs.agents.closest_number_solver` (the full two-player 
 
 ``` python
 closest_number_v0.env(num_players=2, numbers=10, starting_player=None, round3="two_cards",
-                      render_mode=None, max_cycles=None)
+                      render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `num_players`: 2 to `numbers // 2`.  `numbers`: 4 to 40.  `starting_player`:
@@ -111,6 +112,8 @@ class raw_env(RulesCoreEnv):
         round3: str = "two_cards",
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
         game = ClosestNumberGame(num_players, numbers, starting_player, round3)
-        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles)
+        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

@@ -26,7 +26,8 @@ the solver, which solves the whole game from its round games, in
 
 ``` python
 liars_dice_match_v0.env(num_players=2, dice_per_player=2, faces=6, wild="aces", starting_player=0,
-                        next_starter="loser", render_mode=None, max_cycles=None)
+                        next_starter="loser", render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `dice_per_player`: 1 to 5 each, one count for everybody or one per player (`(2, 1)`).
@@ -96,6 +97,8 @@ class raw_env(RulesCoreEnv):
         next_starter: str = "loser",
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
         game = LiarsDiceMatchGame(num_players, dice_per_player, faces, wild, starting_player, next_starter)
-        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles)
+        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

@@ -30,7 +30,8 @@ the equilibrium (CFR+, exploitability) in :mod:`dice_envs.agents.liars_dice_solv
 
 ``` python
 liars_dice_v0.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=None,
-                  starting_player=0, render_mode=None, max_cycles=None)
+                  starting_player=0, render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `num_players`: 2 to 6.  `dice_per_player`: 1 to 5, the same for everybody, or one
@@ -112,6 +113,8 @@ class raw_env(RulesCoreEnv):
         starting_player: int = 0,
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
         game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
-        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles)
+        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

@@ -26,7 +26,8 @@ reaches the goal (holding then wins, so no decision is left).
 ### Arguments
 
 ``` python
-pig_v0.env(goal=100, die=None, render_mode=None, max_cycles=None)
+pig_v0.env(goal=100, die=None, render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `goal`: the winning score, a positive integer.  `die`: a
@@ -91,5 +92,7 @@ class raw_env(RulesCoreEnv):
         die: Optional[Die] = None,
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
-        super().__init__(PigGame(goal, die), render_mode=render_mode, max_cycles=max_cycles)
+        super().__init__(PigGame(goal, die), render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

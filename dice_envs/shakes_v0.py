@@ -51,7 +51,8 @@ out) with probability 0.066, 0.129, 0.028, 0.048, 0.072 for 2 to 6 players.
 
 ``` python
 shakes_v0.env(num_players=4, mode="court", variant="cooperative", objective="win",
-              until_winner=False, render_mode=None, max_cycles=None)
+              until_winner=False, render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `num_players`: 2 to 6 (treatments / maesters).  `mode`: `"court"` or
@@ -143,7 +144,9 @@ class raw_env(RulesCoreEnv):
         until_winner: bool = False,
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
         self.mode = mode
         super().__init__(make_game(num_players, mode, variant, objective, until_winner),
-                         render_mode=render_mode, max_cycles=max_cycles)
+                         render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

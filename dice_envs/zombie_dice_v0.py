@@ -26,7 +26,8 @@ Neller et al.; its optimal policy is in :mod:`dice_envs.agents.zombie_dice_ayzd_
 
 ``` python
 zombie_dice_v0.env(num_players=2, variant="official", goal=13, stop_when_won=True,
-                   render_mode=None, max_cycles=None)
+                   render_mode=None, max_cycles=None,
+    observation="dict")
 ```
 
 `num_players`: 2 to 8.  `variant`: `"official"` or `"all_yellow"`.  `goal`: the
@@ -103,5 +104,7 @@ class raw_env(RulesCoreEnv):
         stop_when_won: bool = True,
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
+        observation: str = "dict",
     ):
-        super().__init__(ZombieDiceGame(num_players, variant, goal, stop_when_won), render_mode=render_mode, max_cycles=max_cycles)
+        super().__init__(ZombieDiceGame(num_players, variant, goal, stop_when_won), render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)
