@@ -127,3 +127,20 @@ def test_json_outputs_share_one_schema(argv, capsys, tmp_path):
                 yield from keys(v)
 
     assert not {"players", "analysis"} & set(keys(report))
+
+
+@pytest.mark.parametrize("spelling, game", [
+    ("liars_dice_v0", "liars-dice"), ("dice_envs/liars_dice-v0", "liars-dice"), ("LiarsDice-v0", "liars-dice"),
+    ("dice_envs/LiarsDiceMatch-v0", "liars-dice-match"), ("dice_envs_closest_number", "closest-number"),
+    ("ZombieDice-v0", "zombie-dice"), ("dice_envs_pig", "pig"), ("ayzd", "ayzd"), ("pig", "pig"),
+])
+def test_every_spelling_of_a_game_names_it_on_the_command_line(spelling, game):
+    """Issue 26, item 6: each game had four spellings (PettingZoo's, Gymnasium's, the CLI's,
+    OpenSpiel's); the command line takes all of them."""
+    from dice_envs.cli import build_parser, canonical_game, game_names_in
+
+    parser = build_parser()
+    assert game_names_in(["--max-memory", "2G", "evaluate", spelling, "x"], parser)[3] == game
+    assert parser.parse_args(game_names_in(["solve", spelling], parser)).game == game
+    assert canonical_game("not_a_game") == "not-a-game"  # unknown names are left for argparse to refuse
+    assert game_names_in(["solve", "not_a_game"], parser)[1] == "not_a_game"

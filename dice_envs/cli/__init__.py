@@ -55,12 +55,42 @@ def build_parser() -> argparse.ArgumentParser:
         games[verb] = sub.add_subparsers(dest="game", required=True, metavar="GAME")
     for name in GAME_COMMANDS:
         importlib.import_module(name).add_commands(games)
+    parser.games = games  # verb -> its games' subparsers (for game_name_in)
     return parser
+
+
+def canonical_game(name: str) -> str:
+    """The command line's spelling of a game from any of the project's others: the PettingZoo
+    module or id (``liars_dice_v0``, ``dice_envs/liars_dice-v0``), the Gymnasium id
+    (``dice_envs/LiarsDice-v0``) or the OpenSpiel name (``dice_envs_liars_dice``) all give
+    ``liars-dice``."""
+    import re
+
+    text = name.strip()
+    for prefix in ("dice_envs/", "dice_envs_"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    text = re.sub(r"[-_]v\d+$", "", text)
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)  # CamelCase -> snake_case
+    return text.lower().replace("_", "-")
+
+
+def game_names_in(argv, parser) -> list:
+    """``argv`` with the game after a verb given in the command line's spelling (:func:`canonical_game`)
+    where it was given in another that names a game of that verb."""
+    argv = list(argv)
+    for i, token in enumerate(argv[:-1]):
+        if token in VERBS:
+            choices = parser.games[token].choices
+            if argv[i + 1] not in choices and canonical_game(argv[i + 1]) in choices:
+                argv[i + 1] = canonical_game(argv[i + 1])
+            break
+    return argv
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(game_names_in(sys.argv[1:] if argv is None else argv, parser))
     previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill cleans up as Ctrl-C does
     saved = {name: os.environ.get(name) for name in _LIMITS.values()}
     try:
