@@ -75,6 +75,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     Rewards are the agent's payoff when the game ends (0 before).  ``info`` holds
     ``"action_mask"`` and ``"seat"``.
+
+    A game the opponents finish before the agent's first decision is dealt again at
+    :meth:`reset` (an episode needs a decision), so episodes are games *in which the agent
+    gets to move*.  Where that is not every game (a later seat at a small goal: Pig to 10, a
+    hold-at-4 agent seated second against the optimal policy wins 0.269 of its episodes, but
+    0.108 of the games), an average over episodes is not the seat's win probability; the
+    exact scorers (``dice-envs evaluate``) give the latter.
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
