@@ -60,7 +60,7 @@ from dice_envs.resources import check_resources
 from dice_envs.validation import check_int
 
 __all__ = ["CompiledCFR", "RoundTables", "block_rows", "from_tree_layout", "memory_bytes", "policy_values",
-           "to_tree_layout"]
+           "state_count", "to_tree_layout"]
 
 
 def _jit(fn):
@@ -574,6 +574,12 @@ def _check_dtype(name: str, dtype) -> np.dtype:
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"{name} must be float32 or float64, got {dtype}")
     return dtype
+
+
+def state_count(game: LiarsDiceGame) -> int:
+    """(public node, roll) pairs of a two-player round game: ``2 ** B`` nodes times the most rolls
+    of a player (352 M for two six-sided dice each)."""
+    return 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2))
 
 
 def memory_bytes(game: LiarsDiceGame, regret_dtype=np.float64, average_dtype=np.float32) -> int:

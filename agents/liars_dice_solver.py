@@ -54,7 +54,7 @@ from dice_envs.resources import check_resources, seconds_limit
 from dice_envs.validation import check_choice, check_int, check_real
 
 from . import solver_cache
-from .liars_dice_compiled_solver import CompiledCFR, RoundTables, policy_values
+from .liars_dice_compiled_solver import CompiledCFR, RoundTables, policy_values, state_count
 from .solver_cache import default_cache_dir  # noqa: F401  (re-exported: the default for every caller)
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "TreePolicy",
     "CFRSolver",
     "CompiledCFRSolver",
+    "make_solver",
     "SolveResult",
     "solve",
     "tabulate",
@@ -455,7 +456,7 @@ def tree_for(game: LiarsDiceGame):
     """The in-memory :class:`PublicTree` of ``game`` where it fits (:data:`MAX_PUBLIC_NODES`),
     else its :class:`~dice_envs.agents.liars_dice_compiled_solver.RoundTables`, on which a
     :class:`TreePolicy` still answers and :func:`evaluate` runs the compiled walks."""
-    if 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= MAX_PUBLIC_NODES:
+    if state_count(game) <= MAX_PUBLIC_NODES:
         return PublicTree(game)
     return RoundTables(game)
 
@@ -629,8 +630,7 @@ def make_solver(game: LiarsDiceGame, algorithm: str = "cfr+", engine: str = "aut
     check_choice("engine", engine, ENGINES)
     plus = algorithm == "cfr+"
     if engine == "auto":
-        states = 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2))
-        engine = "compiled" if states >= COMPILED_FROM_STATES else "numpy"
+        engine = "compiled" if state_count(game) >= COMPILED_FROM_STATES else "numpy"
     if engine == "compiled":
         return CompiledCFRSolver(game, plus=plus, threads=threads)
     return CFRSolver(game, plus=plus)
@@ -785,9 +785,10 @@ def _check_run_time(solver, history, target: float, algorithm: str, max_iteratio
     """Announce a long solve (``first`` check only) or refuse one over the time limit: the
     iterations still needed are :func:`predict_iterations` (capped by ``max_iterations``),
     and their time the CPU seconds per iteration and per exact check measured so far (after
-    the first, which also loads the code), with the checks the schedule will make, shared among the solver's threads (CPU time: a loaded
-    machine does not change the estimate; over the threads: the wall time on an idle
-    machine).  Returns ``(iteration, predicted iterations, predicted seconds)``."""
+    the first, which also loads the code), with the checks the schedule will make, shared
+    among the solver's threads (CPU time: a loaded machine does not change the estimate; over
+    the threads: the wall time on an idle machine).  Returns ``(iteration, predicted
+    iterations, predicted seconds)``."""
     T = solver.iteration
     needed = min(float(max_iterations), predict_iterations(history, target, algorithm))
     checks, t = 0, T
