@@ -234,7 +234,6 @@ def _reach_child(a, p, d, j, n_p, n_o, pi_p, pi_o, sig):
     return reached
 
 
-
 def _walk_cfr(hb, d, off, a, p, B, skip, num_rolls, counting, quantity, dice, reg, avg, weight, plus,
               pi_p, pi_o, val, sig, kidv, hist, total):
     """One CFR(+) update of player ``p`` in the subtree of the node at depth ``d > 0`` whose
