@@ -43,6 +43,7 @@ import numpy as np
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.resources import check_resources
 
+from .liars_dice_compiled_solver import state_count
 from .liars_dice_solver import Evaluation
 
 __all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "fits_in_memory",
@@ -65,7 +66,7 @@ IN_MEMORY_STATES = 1 << 24
 
 def fits_in_memory(game: LiarsDiceGame) -> bool:
     """Whether ``game``'s public tree is evaluated in memory rather than streamed (:data:`IN_MEMORY_STATES`)."""
-    return 2**game.num_bids * max(len(game.roll_distribution(p)) for p in range(2)) <= IN_MEMORY_STATES
+    return state_count(game) <= IN_MEMORY_STATES
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
