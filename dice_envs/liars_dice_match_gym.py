@@ -17,7 +17,7 @@ equilibrium of that round game, which together are an equilibrium of the whole g
 (:func:`dice_envs.agents.liars_dice_match_solver.solve_match`): no agent averages more than
 the whole game's value for its seat against it.  Every round is solved once (CFR+, to
 ``exploitability``) and cached: seconds to minutes up to three dice in play; two dice each
-(``dice_per_player=2``) takes about an hour to ``exploitability=1e-3`` (the compiled solver,
+(``dice_per_player=2``) takes 8-56 minutes to ``exploitability=1e-3`` (the compiled solver,
 10.5 GiB: ``DICE_ENVS_MAX_MEMORY=12G``), so solve it first (``dice-envs solve liars-dice-match --dice 2 --wild aces
 --exploitability 1e-3``) and pass the same ``exploitability``.
 
