@@ -72,6 +72,11 @@ class GameSpec:
     #: where the rules core's chance outcome is a tuple of independent parts (every player's roll),
     #: the parts' distributions: OpenSpiel then draws them one chance node each, never the product
     chance_parts: Optional[Callable[[Game], list]] = None
+    #: the observation vector is an information state (perfect recall): the game then declares an
+    #: information-state tensor, the observation (Liar's Dice: one's dice, the bids made, which
+    #: being increasing give their order, and the seat), which OpenSpiel's Deep CFR, ESCHER and
+    #: NFSP read
+    observation_is_information_state: bool = False
 
 
 def _none(value):
@@ -150,7 +155,8 @@ GAMES: Dict[str, GameSpec] = {
         lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
         private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
         aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
-        chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)]),
+        chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)],
+        observation_is_information_state=True),
     "pig": GameSpec(
         "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, lambda g: _U.ZERO_SUM,
         lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False,
@@ -187,14 +193,16 @@ class _Observer:
     The observation type asked for is obeyed: a public-only observer
     (``private_info=PrivateInfoType.NONE``) hides the player's private entries (Liar's Dice:
     its own dice; other hidden-information games refuse it), and a perfect-recall *tensor* (an
-    information-state tensor, which the games do not declare) is refused: the observation
-    vector is not an information state."""
+    information-state tensor) is the observation where that is an information state (Liar's
+    Dice, :attr:`GameSpec.observation_is_information_state`) and refused elsewhere, where the
+    games do not declare one."""
 
     def __init__(self, game, iig_obs_type):
         spec = game.spec
         self.tensor = np.zeros(game.core.observation_shape, np.float32)
         self.dict = {"observation": self.tensor}
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.recall_tensor = spec.observation_is_information_state
         self.hidden = spec.hidden
         public_only = iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         self.private = None
@@ -212,7 +220,7 @@ class _Observer:
         return obs
 
     def set_from(self, state, player):
-        if self.perfect_recall:
+        if self.perfect_recall and not self.recall_tensor:
             raise ValueError(f"{self.name} provides no information-state tensor (provides_information_state_tensor "
                              f"is False): its observation tensor is not an information state")
         self.tensor[:] = self._observation(state, player)
@@ -250,7 +258,8 @@ def _game_type(name: str, spec: GameSpec, utility) -> "pyspiel.GameType":
         information=spec.information, utility=utility,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         min_num_players=spec.players[0], max_num_players=spec.players[1],
-        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_information_state_string=True,
+        provides_information_state_tensor=spec.observation_is_information_state,
         provides_observation_string=True, provides_observation_tensor=True,
         # OpenSpiel's names too, with our defaults (the game maps them to ours)
         parameter_specification={**spec.parameters,

@@ -49,17 +49,19 @@ from experiments.training_common import (
 )
 
 #: the fields of one exact evaluation in a checkpoint's history
-HISTORY_FIELDS = {"steps": int, "minutes": float, "exploitability": float, "value_vs_equilibrium": float,
-                  "value_vs_equilibrium_as_first": float, "value_vs_equilibrium_as_second": float}
+#: (the values against the equilibrium are None where the game is scored streamed, :class:`StreamedScorer`)
+HISTORY_FIELDS = {"steps": int, "minutes": float, "exploitability": float, "value_vs_equilibrium": (float, None),
+                  "value_vs_equilibrium_as_first": (float, None), "value_vs_equilibrium_as_second": (float, None)}
 #: files a kill while writing may leave behind (removed when a run starts or resumes)
 TEMPORARY = ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitability.tmp.png")
 
 
-def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors) -> tuple:
+def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors, upgrade=None) -> tuple:
     """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` and validated: format
     ``fmt``, the state dicts named in ``tensors`` present, a JSON state with an increasing
-    history, and the options equal to ``args`` except ``changeable``.  Returns
-    ``(blob, state)``; ``ValueError`` naming the file, or the option that differs."""
+    history (empty only before a run's first evaluation, never in a finished run), and the options equal to ``args``
+    except ``changeable`` (after ``upgrade(options)``, which renames an older version's).
+    Returns ``(blob, state)``; ``ValueError`` naming the file, or the option that differs."""
     import torch
 
     try:
@@ -83,7 +85,7 @@ def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors) 
         check_fields(state, "its state", steps=int, elapsed=float, history=list, args=dict, rng=dict)
         if state["elapsed"] < 0:
             raise ValueError(f"'elapsed' is negative: {state['elapsed']}")
-        if not state["history"]:
+        if not state["history"] and "report" in state:  # a finished run was evaluated at its end
             raise ValueError("the history is empty")
         previous = -1
         for entry in state["history"]:
@@ -99,7 +101,7 @@ def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors) 
                 raise ValueError("the stored report is not for the checkpoint's steps")
     except ValueError as err:
         raise damaged(path, str(err), run) from None
-    check_resume_args(state["args"], args, changeable, path)
+    check_resume_args(state["args"] if upgrade is None else upgrade(state["args"]), args, changeable, path)
     try:
         check_fields(blob, "checkpoint.pt", **dict.fromkeys(tensors, dict))
     except ValueError as err:
@@ -124,7 +126,7 @@ def load_state_dicts(blob: dict, path: Path, run: Path, **targets) -> None:
                       run) from None
 
 
-def open_run(args, fmt: int, changeable, tensors) -> tuple:
+def open_run(args, fmt: int, changeable, tensors, upgrade=None) -> tuple:
     """Check ``args.run_dir`` before a run starts or resumes.  Returns ``(blob, state,
     report)``: the validated checkpoint (``None, None`` for a new run) and, for a run whose
     budget is spent and whose report and model are written, that report (rerunning a
@@ -137,7 +139,7 @@ def open_run(args, fmt: int, changeable, tensors) -> tuple:
                          f"(checkpoint.pt + state.json), which cannot be resumed exactly; remove {run} to start "
                          f"over, or give another --run-dir")
     if ckpt_path.exists():
-        blob, state = read_checkpoint(ckpt_path, run, args, fmt, changeable, tensors)
+        blob, state = read_checkpoint(ckpt_path, run, args, fmt, changeable, tensors, upgrade)
         if budget_spent(args, state["steps"], state["elapsed"]) and "report" in state and (run / "model.pt").is_file():
             log(args, f"{run} is finished ({state['steps']} steps): its report (a larger --steps or --minutes "
                       f"trains on)")
@@ -198,6 +200,41 @@ class ExactScorer:
                 "cfr_plus_value_first_player": self.eq.value_first_player}
 
 
+class StreamedScorer:
+    """Exact scores of a network's policy for a game whose public tree does not fit in memory (two
+    dice each): the exploitability streamed over the tree in blocks
+    (:func:`dice_envs.agents.liars_dice_streamed.streamed_evaluate`; 544 s for a 2x256 MLP on two
+    six-sided dice each).  No equilibrium is compared with: the values against it are None."""
+
+    cfr_exploitability = None
+
+    def __init__(self, game):
+        self.game = game
+
+    def scores(self, net) -> dict:
+        """Exploitability, NashConv, self-play value and the values against a best response."""
+        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice_streamed import streamed_evaluate
+
+        ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net).probabilities)
+        return jsonable({"exploitability": ev.exploitability, "nash_conv": ev.nash_conv,
+                         "value_self_play_first_player": ev.value_first_player,
+                         "value_vs_best_response_as_first": -ev.best_response[1],
+                         "value_vs_best_response_as_second": -ev.best_response[0],
+                         "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
+                         "value_vs_equilibrium_as_second": None})
+
+    def reference(self) -> dict:
+        return {"cfr_plus_exploitability": None, "cfr_plus_value_first_player": None}
+
+
+def make_scorer(game, cfr_target: float):
+    """:class:`ExactScorer` where the public tree fits in memory, else :class:`StreamedScorer`."""
+    from dice_envs.agents.liars_dice_streamed import fits_in_memory
+
+    return ExactScorer(game, cfr_target) if fits_in_memory(game) else StreamedScorer(game)
+
+
 class SignalStop:
     """While active (a ``with`` block), Ctrl-C and SIGTERM set :attr:`flag` instead of
     raising, so a training loop can finish its update and save a checkpoint."""
@@ -227,10 +264,10 @@ def curve(history: list) -> list:
             for h in history]
 
 
-def plot_curve(history: list, path: Path, title: str, reference: float, label: str, xlabel: str = "updates",
+def plot_curve(history: list, path: Path, title: str, reference: Optional[float], label: str, xlabel: str = "updates",
                target: float = 0.05, also: Optional[Dict[str, str]] = None) -> None:
-    """The exploitability curve (log scale) with the CFR+ reference and the target, as a PNG
-    written atomically; ``also`` maps more history fields to their labels (drawn where the
+    """The exploitability curve (log scale) with the CFR+ reference (where there is one) and the
+    target, as a PNG written atomically; ``also`` maps more history fields to their labels (drawn where the
     history has them)."""
     import matplotlib
 
@@ -243,7 +280,8 @@ def plot_curve(history: list, path: Path, title: str, reference: float, label: s
         points = [(h["steps"], h[key]) for h in history if key in h]
         if points:
             ax.plot(*zip(*points), ".-", ms=2, lw=0.8, alpha=0.6, label=text)
-    ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
+    if reference is not None:
+        ax.axhline(reference, color="tab:red", ls="--", lw=1, label=f"CFR+ reference ({reference:.1e})")
     ax.axhline(target, color="tab:gray", ls=":", lw=1, label=f"target {target:g}")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -279,7 +317,7 @@ def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> N
 
 
 def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str, label: str,
-                  xlabel: str, reference: float, target: Optional[float] = None,
+                  xlabel: str, reference: Optional[float], target: Optional[float] = None,
                   also: Optional[Dict[str, str]] = None) -> None:
     """``curve.json`` (the report) and, with ``plot``, ``exploitability.png`` (see
     :func:`plot_curve`)."""
@@ -290,7 +328,9 @@ def write_outputs(run: Path, result: dict, history: list, plot: bool, title: str
 
 
 def game_title(game) -> str:
-    return f"Liar's Dice 1 die, {game.faces} faces" + (" (wild)" if game.wild else "")
+    if game.dice == (1, 1) and game.wild_rule != "aces":  # the titles of the committed figures
+        return f"Liar's Dice 1 die, {game.faces} faces" + (" (wild)" if game.wild else "")
+    return "Liar's Dice, " + game.describe()
 
 
 def scalars(writer, prefix: str, values: Dict[str, float], step: int) -> None:

@@ -1,11 +1,16 @@
-"""Train a neural policy for two-player Liar's Dice (one die each) from sampled self-play
-(or tables, ``--method mccfr``), scoring it EXACTLY with the CFR+ solver's evaluator.
+"""Train a neural policy for two-player Liar's Dice from sampled games (or tables, ``--method
+mccfr``), scoring it EXACTLY: with the CFR+ solver's evaluator where the public tree fits in
+memory (up to three dice in play), streamed over it in blocks with two dice each.
+
+The game: ``--faces`` (6), ``--dice`` (dice per player: ``1``, ``2`` or one count each, ``1,2``) and
+``--wild`` (``none``, ``highest``: the highest face wild, OpenSpiel's rule, what a bare ``--wild``
+means, or ``aces``).  Two dice each (352 M information states) is for ``--method escher`` only.
 
 Unlike ``train_liars_dice.py`` (full-width: exact expected action values over every
 information state), the learners here see only sampled games: every update plays
 ``--games`` games of the batched environment (:class:`dice_envs.liars_dice_batched.LiarsDiceBatch`)
 to the end, both seats played by the current policy network (self-play), and learns
-from the decisions made and the payoff (+1 / -1) each player got.  Three methods
+from the decisions made and the payoff (+1 / -1) each player got.  Four methods
 (``--method``):
 
 * ``ppo``: self-play PPO with action masks (Schulman et al. 2017): the clipped
@@ -72,6 +77,27 @@ from the decisions made and the payoff (+1 / -1) each player got.  Three methods
   0.074 after 1 minute at 0.3, 0.042 against 0.060 after 3 at 0.6; and 16,384 games per
   update beat 4,096 (0.045 against 0.054 after 2 minutes; Python's overhead per update is
   spread over more games: 775 k against 559 k agent steps per second).
+
+* ``escher``: ESCHER (McAleer et al. 2023), of the Deep CFR family, with no table at any point
+  (:class:`dice_envs.agents.liars_dice_escher.Escher`, whose docstring has the algorithm): every
+  update (an iteration) plays ``--games`` games in which one player (alternating between games)
+  samples uniformly and the other plays regret matching on the regret network; a history value
+  network (``--critic-hidden``; it also sees the other player's dice) is fitted by expected SARSA
+  (``--value-steps`` Adam steps, ``--critic-learning-rate``), the regret network (``--hidden``,
+  ``--learning-rate``) to the value network's regrets at the sampling player's decisions
+  (``--regret-steps``) and the average-policy network (``--average-steps``,
+  ``--average-learning-rate``) to the policies played at the other player's, both from reservoir
+  samples of all iterations' rows (``--average-buffer`` rows each) weighted linearly in the
+  iteration.  The average network is scored and saved; regret matching's exploitability is logged
+  as ``current_exploitability`` (where the tree fits in memory).  Measured on one die each with
+  the highest face wild (seed 0, 4 minutes, prototype of the same update): 2x128 networks with 4,096
+  games, 4,096-row minibatches and 16/32/16 Adam steps reached 0.184, 2x256 ones 0.29 (a third of the
+  updates); 16,384 games per update with 32/64/32 steps 0.20 in 3.2 minutes; a fixed sampling
+  policy that favours small raises (instead of uniform) was worse (0.25 against 0.24 after 200
+  updates); with the history values replaced by the exact action values of the current policy
+  (a diagnostic) 0.18 after 80 updates of 16,384 games against 0.27 learned: the value network is
+  not the main limit, the number of sampled games is (the same update on tables, exact values,
+  reached 0.079 after 23 M agent steps).
 
 The network methods fit the critic (MSE on the taken action's value) and the policy with
 ``--epochs`` passes of Adam over minibatches of ``--minibatch`` decisions.
@@ -148,7 +174,12 @@ That evaluation is the only use of the full tree; the learner never sees it.  A
 game; ``steps_per_second`` counts them over the wall-clock time of this process
 (evaluations included).
 
-Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_wild]``):
+Where the tree does not fit in memory, the scoring is streamed (:class:`experiments.liars_dice_training.StreamedScorer`,
+minutes: 544 s for a 2x256 MLP at two six-sided dice each): there is no first evaluation (the first is
+at ``--eval-every``, or at the end), the values against the equilibrium are None, and the scoring time
+is not counted in ``--minutes``.
+
+Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_<d0>v<d1>][_wild|_aces]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
 losses), ``checkpoint.pt`` (replaced atomically after every evaluation; rerunning the
 same command resumes), ``model.pt`` (the final scored network in the format
@@ -164,7 +195,8 @@ Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_traini
 ``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet``, (``--central-critic``)
 ``central`` and ``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and
 ``average_buffer`` (its rows) state dicts, or (``mccfr``) ``tables`` (``regret``, ``average``,
-``iterations``; :class:`CFRTables`), and
+``iterations``; :class:`CFRTables`), or (``escher``) ``escher`` (the three networks, their
+optimisers, both reservoirs and the iteration count; :meth:`dice_envs.agents.liars_dice_escher.Escher.state_dict`), and
 the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
 Python's, numpy's and torch's generators and the generator that rolls the dice and
 samples the actions).  Every update starts fresh games, so nothing else is needed:
@@ -176,19 +208,24 @@ finish the update in progress, save the checkpoint (not evaluated) and exit with
 the option, both values and what to do.  A finished run that is rerun prints its report.
 
 Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
-``ppo``, ``mmd`` or ``mccfr``, numbers finite, counts at least 1, rates, ``--eta`` and ``--clip``
+``ppo``, ``mmd``, ``mccfr`` or ``escher``, ``--dice`` one or two counts from 1 to 5, ``--wild`` a rule,
+a game too large for the in-memory tree with a method other than ``escher``, numbers finite,
+counts at least 1, rates, ``--eta`` and ``--clip``
 positive, ``--alpha``, ``--optimism``, ``--entropy``, ``--magnet-every`` >= 0, ``--alpha-final``
 from 0 to ``--alpha``, ``--lr-floor`` above 0 and at most 1, ``--explore``
 and ``--explore-sharpness`` from 0 to 1 (``--explore`` above 0 for ``mccfr``), ``--regret-discount``
 >= 0, ``--faces`` from 2 to 6, ``--magnet-to`` policy or
 average (average only with ``--average``), ``--average-weighting`` linear or uniform, an
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
-(``DICE_ENVS_MAX_MEMORY``),
-layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
+(``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
+with ``mccfr`` or ``escher``, layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
 finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
-or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]`` (needs torch, the
+or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]``, or (README) ``--method escher
+--games 4096 --minibatch 4096 --value-steps 16 --regret-steps 32 --average-steps 16 --average-buffer
+2000000 --hidden 128,128 --critic-hidden 128,128 --eval-every 50 --minutes 30 --wild highest`` (or
+``--dice 2 --wild aces --minutes 60 --eval-every 100000``) (needs torch, the
 ``[train]`` extra, also for ``mccfr``'s checkpoints).  ``--minutes`` and ``--steps`` (agent steps) are
 totals over resumes.
 """
@@ -208,14 +245,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from dice_envs.agents.liars_dice_escher import Escher, EscherSettings, Reservoir  # noqa: E402
 from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs  # noqa: E402
+from dice_envs.agents.liars_dice_streamed import fits_in_memory  # noqa: E402
 from experiments.liars_dice_training import (  # noqa: E402
     ExactScorer,
+    StreamedScorer,
     SignalStop,
     checkpoint_blob,
     curve,
     game_title,
     load_state_dicts,
+    make_scorer,
     open_run,
     save_model,
     save_table_model,
@@ -242,7 +283,7 @@ from experiments.training_common import (  # noqa: E402
 )
 
 FORMAT = 1  # the checkpoint format written and read (checkpoint.pt "format")
-METHODS = ("ppo", "mmd", "mccfr")
+METHODS = ("ppo", "mmd", "mccfr", "escher")
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
 DESCRIPTION = {
@@ -250,15 +291,18 @@ DESCRIPTION = {
     "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs), sampled "
            "games",
     "mccfr": "outcome-sampling MCCFR (regret matching, Linear CFR discount, linear averaging), sampled games",
+    "escher": "ESCHER (history value network, regret network, average-policy network; no importance weights), "
+              "sampled games",
 }
 
 
 @dataclass
 class Args:
-    method: str = "mmd"  # ppo | mmd
+    method: str = "mmd"  # ppo | mmd | mccfr | escher
     run_dir: str = ""
     faces: int = 6
-    wild: bool = False
+    dice: str = "1"  # dice per player: one count for both ("2") or one each ("1,2")
+    wild: str = "none"  # none | highest (a bare --wild) | aces
     minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
     steps: int = 0  # stop after this many agent steps in total (0: no limit)
     games: int = 1024  # games played (to the end) per update
@@ -288,6 +332,8 @@ class Args:
     average_steps: int = 4  # average: Adam steps per update on minibatches drawn from the buffer
     average_learning_rate: float = 1e-3
     average_weighting: str = "linear"  # average: a kept decision's chance to be drawn: linear in its age | uniform
+    value_steps: int = 32  # escher: Adam steps fitting the history value network (--critic-hidden) per iteration
+    regret_steps: int = 64  # escher: Adam steps fitting the regret network (--hidden) per iteration
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0
     threads: int = 1
@@ -297,10 +343,9 @@ class Args:
 
 def parse_args(argv=None) -> Args:
     """The options, checked: ``ValueError`` names a bad one."""
-    from dice_envs.liars_dice import LiarsDiceGame
     from dice_envs.resources import check_resources
 
-    args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
+    args = args_from_dataclass(Args, __doc__.splitlines()[0], wild_flags(sys.argv[1:] if argv is None else argv))
     if args.method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {args.method!r}")
     if args.average_weighting not in ("linear", "uniform"):
@@ -317,27 +362,83 @@ def parse_args(argv=None) -> Args:
                          "cfr_target", "lr_floor"),
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
-    if args.method == "mccfr":
+    if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
             if on:
-                raise ValueError(f"{flag} is for the network methods; --method mccfr keeps its own average policy "
-                                 f"and has no critic")
+                raise ValueError(f"{flag} is for the methods ppo and mmd; --method {args.method} keeps its own "
+                                 f"average policy" + (" and has no critic" if args.method == "mccfr" else ""))
+    if args.method == "mccfr":
         if args.explore == 0:
             raise ValueError("--explore must be above 0 for --method mccfr: outcome sampling must sample every "
                              "action")
     if args.alpha_final > args.alpha:
         raise ValueError(f"--alpha-final must be at most --alpha ({args.alpha}): it is where alpha decays to, got "
                          f"{args.alpha_final}")
-    try:
-        game = LiarsDiceGame(faces=args.faces, wild=args.wild)
-    except ValueError as err:
-        raise ValueError(f"--faces: {err}") from None
+    check_args(args, at_least_one=("value_steps", "regret_steps"))
+    game = game_of(args)
+    if args.method != "escher" and not fits_in_memory(game):
+        raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "
+                         f"{game.describe()} does not fit; --method escher is scored streamed")
     if args.average:  # the buffer, and its copy in every checkpoint
         row = 2 * game.observation_shape[0] + 3 * game.num_actions
         check_resources(f"--average-buffer {args.average_buffer:,} decisions", 2 * row * args.average_buffer)
+    if args.method == "escher":  # its two reservoirs of --average-buffer rows, and their copies in a checkpoint
+        check_resources(f"--average-buffer {args.average_buffer:,} rows in each of ESCHER's two reservoirs",
+                        2 * args.average_buffer * Reservoir.row_bytes(game.observation_shape[0], game.num_actions))
     if not args.run_dir:
-        args.run_dir = f"runs/liars_dice_play_{args.method}_{args.faces}" + ("_wild" if args.wild else "")
+        args.run_dir = (f"runs/liars_dice_play_{args.method}_{args.faces}"
+                        + ("" if args.dice == "1" else "_" + "v".join(map(str, game.dice)))
+                        + {"none": "", "highest": "_wild", "aces": "_aces"}[game.wild_rule])
     return args
+
+
+def wild_flags(argv) -> list:
+    """``--wild`` alone means ``--wild highest`` (the highest face wild, as before the option took
+    a rule) and ``--no-wild`` means ``--wild none``."""
+    argv = list(argv)
+    out = []
+    for k, word in enumerate(argv):
+        if word == "--no-wild":
+            out += ["--wild", "none"]
+        elif word == "--wild" and (k + 1 == len(argv) or argv[k + 1].startswith("-")):
+            out += ["--wild", "highest"]
+        else:
+            out.append(word)
+    return out
+
+
+def legacy_args(saved: dict) -> dict:
+    """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
+    rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
+    defaults)."""
+    if not isinstance(saved, dict) or "dice" in saved:
+        return saved
+    saved = dict(saved)
+    if isinstance(saved.get("wild"), bool):
+        saved["wild"] = "highest" if saved["wild"] else "none"
+    for name in ("dice", "value_steps", "regret_steps"):
+        saved.setdefault(name, getattr(Args, name))
+    return saved
+
+
+def game_of(args: Args):
+    """The round game of the options ``--faces``, ``--dice`` and ``--wild`` (``ValueError`` naming the
+    option)."""
+    from dice_envs.liars_dice import LiarsDiceGame
+
+    try:
+        dice = tuple(int(part) for part in args.dice.split(","))
+    except ValueError:
+        raise ValueError(f"--dice must be one count of dice per player or two separated by a comma (2 or 1,2), "
+                         f"got {args.dice!r}") from None
+    if len(dice) not in (1, 2):
+        raise ValueError(f"--dice: the learners here are for two players, got {len(dice)} counts ({args.dice!r})")
+    if args.wild not in ("none", "highest", "aces"):
+        raise ValueError(f"--wild must be none, highest or aces, got {args.wild!r}")
+    try:
+        return LiarsDiceGame(dice_per_player=dice[0] if len(dice) == 1 else dice, faces=args.faces, wild=args.wild)
+    except ValueError as err:
+        raise ValueError(f"--faces / --dice: {err}") from None
 
 
 # -- sampled self-play --------------------------------------------------------------------------
@@ -705,6 +806,8 @@ class CFRTables:
 def tensor_names(args: Args) -> tuple:
     if args.method == "mccfr":
         return ("tables",)
+    if args.method == "escher":
+        return ("escher",)
     return (("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
             + (("central", "opt_central") if args.central_critic else ())
             + (("average_net", "opt_average", "average_buffer") if args.average else ()))
@@ -714,13 +817,20 @@ def new_modules(args: Args, game, states) -> dict:
     """The networks, optimisers and (``--average``) buffer of a new run, by checkpoint
     name: the policy network starts at the uniform policy, the magnet and the average
     network as copies of it (torch's generator draws the initial weights).  For
-    ``--method mccfr``, the tables (:class:`CFRTables`) over ``states`` instead."""
+    ``--method mccfr``, the tables (:class:`CFRTables`) over ``states`` instead; for ``--method
+    escher``, the learner (:class:`~dice_envs.agents.liars_dice_escher.Escher`)."""
     import torch
 
     if args.method == "mccfr":
         from dice_envs.agents.liars_dice_mccfr import OutcomeSamplingCFR
 
         return {"tables": CFRTables(OutcomeSamplingCFR(states, args.explore, args.regret_discount))}
+    if args.method == "escher":
+        return {"escher": Escher(game, args.hidden, args.critic_hidden, EscherSettings(
+            games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
+            average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
+            regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
+            buffer=args.average_buffer))}
 
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start at the uniform policy
@@ -746,14 +856,13 @@ def new_modules(args: Args, game, states) -> dict:
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.liars_dice import LiarsDiceGame
     from dice_envs.liars_dice_batched import LiarsDiceBatch
 
     torch.set_num_threads(args.threads)
-    game = LiarsDiceGame(faces=args.faces, wild=args.wild)
+    game = game_of(args)
     run = Path(args.run_dir)
     ckpt_path = run / "checkpoint.pt"
-    blob, state, report = open_run(args, FORMAT, CHANGEABLE, tensor_names(args))
+    blob, state, report = open_run(args, FORMAT, CHANGEABLE, tensor_names(args), upgrade=legacy_args)
     if report is not None:
         return report
     if state is not None:
@@ -762,15 +871,16 @@ def train(args: Args) -> dict:
         except ValueError as err:
             raise damaged(ckpt_path, str(err), run) from None
 
-    scorer = ExactScorer(game, args.cfr_target)
+    scorer = make_scorer(game, args.cfr_target)
     start_run_dir(run)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    modules = new_modules(args, game, scorer.states)
+    modules = new_modules(args, game, getattr(scorer, "states", None))
     net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer, central, opt_central = (
         modules.get(name) for name in ("net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average",
                                        "average_buffer", "central", "opt_central"))
     cfr = modules["tables"].cfr if args.method == "mccfr" else None
+    escher = modules.get("escher")
     critics = Critics(critic, opt_critic, central, opt_central)
     modules = {name: modules[name] for name in tensor_names(args)}
     steps, updates, elapsed, history = 0, 0, 0.0, []
@@ -781,9 +891,10 @@ def train(args: Args) -> dict:
         except ValueError as err:
             raise damaged(ckpt_path, str(err), run) from None
         steps, updates, elapsed, history = state["steps"], state["updates"], state["elapsed"], state["history"]
-        if cfr is not None and cfr.iterations != updates:  # the linear weights count the iterations
-            raise damaged(ckpt_path, f"its tables are at iteration {cfr.iterations}, its state at update {updates}",
-                          run)
+        for learner, what in ((cfr, "tables"), (escher, "reservoirs")):
+            if learner is not None and learner.iterations != updates:  # the linear weights count the iterations
+                raise damaged(ckpt_path, f"its {what} are at iteration {learner.iterations}, its state at update "
+                                         f"{updates}", run)
         log(args, f"resumed from {run}: {steps} agent steps, {updates} updates, {elapsed / 60:.1f} min")
     resumed = blob is not None
     del blob
@@ -804,13 +915,14 @@ def train(args: Args) -> dict:
             save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
         saved["updates"] = updates
 
-    scored = avg_net if args.average else net  # the network scored and saved
+    scored = escher.average_net if escher else avg_net if args.average else net  # the network scored and saved
     # the networks being trained, checked for finite weights every update
-    trained = () if cfr is not None else (
+    trained = () if cfr is not None else escher.networks() if escher else (
         (net, critic) + ((avg_net,) if args.average else ()) + ((central,) if central else ()))
-    averaged = args.average or cfr is not None  # the scored policy is an average, the current iterate is logged too
+    streamed = isinstance(scorer, StreamedScorer)
 
     def evaluate_now():
+        began = time.time()
         if cfr is not None:
             scores = scorer.scores_table(cfr.average_policy())
             scores["current_exploitability"] = scorer.scores_table(cfr.current_policy())["exploitability"]
@@ -818,22 +930,29 @@ def train(args: Args) -> dict:
             scores = scorer.scores(scored)
         if args.average:
             scores["current_exploitability"] = scorer.scores(net)["exploitability"]
+        if escher is not None and isinstance(scorer, ExactScorer):  # (streamed, it would double the time)
+            scores["current_exploitability"] = scorer.scores_table(escher.current_policy(
+                scorer.states.obs, scorer.states.mask))["exploitability"]
         scores.update(steps=steps, updates=updates, minutes=elapsed / 60)
         history.append(scores)
         scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium",
                                                           "current_exploitability") if k in scores}, steps)
         writer.flush()
+        if streamed:  # a streamed evaluation (minutes) is not counted in the budget
+            clock["start"] += time.time() - began
+        versus = scores["value_vs_equilibrium"]
         log(args, f"steps {steps:10d}  updates {updates:6d}  {elapsed / 60:6.2f} min  exploitability "
-                  f"{scores['exploitability']:.5f}  vs CFR+ {scores['value_vs_equilibrium']:+.5f}"
-                  + (f"  (current policy {scores['current_exploitability']:.5f})" if averaged else ""))
+                  f"{scores['exploitability']:.5f}" + ("" if versus is None else f"  vs CFR+ {versus:+.5f}")
+                  + (f"  (current policy {scores['current_exploitability']:.5f})"
+                     if "current_exploitability" in scores else ""))
         save()
 
-    start = time.time() - elapsed
+    clock = {"start": time.time() - elapsed}
     start_steps = steps
     t0 = time.time()
     with SignalStop() as stop:
         try:
-            if not history:
+            if not history and not streamed:  # (streamed, the first evaluation is the one at --eval-every)
                 evaluate_now()
             while not stop.flag and not budget_spent(args, steps, elapsed):
                 now = scheduled(args, budget_fraction(args, steps, elapsed))
@@ -846,6 +965,12 @@ def train(args: Args) -> dict:
                     if not np.isfinite(cfr.regret).all():
                         raise ValueError(f"the regrets stopped being finite at iteration {updates + 1}; the "
                                          f"checkpoint at update {saved['updates']} is kept")
+                elif escher is not None:
+                    for name, rate in (("regret", now.learning_rate), ("value", now.critic_learning_rate),
+                                       ("average", now.average_learning_rate)):
+                        set_learning_rate(escher.optimisers[name], rate)
+                    played, losses = escher.iterate(batch, rng)
+                    losses.update(learning_rate=now.learning_rate)
                 else:
                     net.eval()
                     ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd"
@@ -865,14 +990,14 @@ def train(args: Args) -> dict:
                 updates += 1
                 if args.method == "mmd" and args.magnet_every and updates % args.magnet_every == 0:
                     magnet.load_state_dict((avg_net if args.magnet_to == "average" else net).state_dict())
-                elapsed = time.time() - start
+                elapsed = time.time() - clock["start"]
                 scalars(writer, "train", dict(losses, mean_game_length=played / args.games), steps)
                 if updates % args.eval_every == 0:
                     evaluate_now()
             interrupted = stop.flag and not budget_spent(args, steps, elapsed)
             if interrupted:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
-            elif history[-1]["steps"] != steps:
+            elif not history or history[-1]["steps"] != steps:
                 evaluate_now()
         finally:
             writer.close()
@@ -893,7 +1018,8 @@ def train(args: Args) -> dict:
         "description": (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
                         f"scored: the average policy") if cfr is not None else (
                         f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
-                        + (", scored: the average-policy network (NFSP-style)" if args.average else "")),
+                        + (", scored: the average-policy network (NFSP-style)" if args.average else "")
+                        + (", scored: the average-policy network" if escher else "")),
         "exploitability": final["exploitability"],
         "best_exploitability": best["exploitability"],
         "current_exploitability": final.get("current_exploitability", final["exploitability"]),
@@ -916,15 +1042,24 @@ def train(args: Args) -> dict:
     if interrupted:
         return result
     scored_label = ("average policy (mccfr, sampled play, tables)" if cfr is not None else
-                    ("average-policy network" if args.average else "learned policy")
-                    + f" ({args.method}, sampled self-play, torch MLP)")
-    write_outputs(run, result, history, args.plot, game_title(game) + f": {args.method}, sampled self-play",
-                  f"{scored_label}, exact", "agent steps", scorer.cfr_exploitability,
-                  target=0.05 if game.wild else 0.02,
-                  also={"current_exploitability": ("regret matching" if cfr is not None else "policy network")
+                    ("average-policy network" if args.average or escher else "learned policy")
+                    + f" ({args.method}, sampled " + ("games" if escher else "self-play") + ", torch MLP)")
+    write_outputs(run, result, history, args.plot, game_title(game) + f": {args.method}, sampled "
+                  + ("games" if escher else "self-play"), f"{scored_label}, exact", "agent steps",
+                  scorer.cfr_exploitability, target=target_of(args, game),
+                  also={"current_exploitability": ("regret matching" if cfr is not None or escher else "policy network")
                         + " (the current iterate), exact"})
     save(report=result)  # a rerun of the finished run prints it
     return result
+
+
+def target_of(args: Args, game) -> float:
+    """The exploitability a run aims at (the issues' targets), drawn on its curve: for ESCHER 0.02
+    with one die each and a wild face, 0.01 without, 0.05 with more dice; for the others 0.05 with
+    a wild face, 0.02 without."""
+    if args.method == "escher":
+        return (0.02 if game.wild else 0.01) if game.dice == (1, 1) else 0.05
+    return 0.05 if game.wild else 0.02
 
 
 def main(argv=None) -> int:

@@ -163,7 +163,7 @@ def test_a_clone_shares_the_cached_chance_outcomes():
 
 def test_the_observer_obeys_the_observation_type():
     """Issue 26, defect 5: a public-only observer returned the player's own dice, and
-    information_state_tensor() answered (with the observation) although the games do not declare it."""
+    information_state_tensor() answered (with the observation) although the games did not declare it."""
     from open_spiel.python.observation import make_observation
 
     game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3})
@@ -180,8 +180,16 @@ def test_the_observer_obeys_the_observation_type():
         assert full[own_dice].sum() == 1 and public.tensor[own_dice].sum() == 0
         assert np.array_equal(np.delete(public.tensor, np.r_[own_dice]), np.delete(full, np.r_[own_dice]))
     assert state.information_state_string(0) != state.information_state_string(1)  # the dice differ
+    # Liar's Dice's observation is an information state (the bids, increasing, give their order):
+    # it declares the tensor, which OpenSpiel's Deep CFR, ESCHER and NFSP read; the others refuse it.
+    assert game.get_type().provides_information_state_tensor
+    state.apply_action(0)
+    for player in (0, 1):
+        assert state.information_state_tensor(player) == state.observation_tensor(player)
+    zombie = pyspiel.load_game("dice_envs_zombie_dice")
+    assert not zombie.get_type().provides_information_state_tensor
     with pytest.raises(Exception, match="no information-state tensor"):
-        state.information_state_tensor(0)
+        zombie.new_initial_state().information_state_tensor(0)
     with pytest.raises(Exception, match="no public-only observation"):
         make_observation(pyspiel.load_game("dice_envs_shakes", {"num_players": 3, "mode": "maesters"}),
                          kind(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))

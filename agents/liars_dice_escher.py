@@ -1,0 +1,381 @@
+"""ESCHER for two-player Liar's Dice: regret and average-policy networks learned from sampled games.
+
+ESCHER (McAleer et al. 2023, "ESCHER: Eschewing Importance Sampling in Games by Computing a History
+Value Function to Estimate Regret") is Deep CFR (Brown et al. 2019) without importance weights.  No
+table is kept at any point: every quantity that carries over between iterations is a network, so
+the same learner runs on one die each (24,576 information states) and on two dice each (352 M).
+
+Every iteration (:meth:`Escher.iterate`) plays ``games`` games of the batched environment
+(:class:`dice_envs.liars_dice_batched.LiarsDiceBatch`) to the end.  In game ``k`` player ``k % 2``
+is the *traverser*: it draws its actions uniformly among the legal ones (a fixed sampling policy),
+while the other player plays the current policy ``sigma_t``, regret matching on the regret network's
+outputs.  Then three networks are fitted, each an MLP of
+:func:`dice_envs.agents.liars_dice_learned.build_network`:
+
+* the **history value network** ``Q(h, a)`` sees the mover's observation and the other player's
+  dice (the whole history ``h``; centralised training, decentralised play) and estimates the mover's
+  payoff of each action when both players play ``sigma_t`` afterwards.  Its targets are expected
+  SARSA's: the payoff where the action ended the game (a call), else minus the next mover's value
+  ``sum_b sigma_t(b | next) Q(next, b)``, which the game being deterministic after the deal makes
+  exact given ``Q``.  It is fitted with ``value_steps`` Adam steps on the iteration's decisions;
+* the **regret network** ``R(I, a)``: at every traverser decision the vector
+  ``Q(h, a) - sum_b sigma_t(b | I) Q(h, b)`` over the legal actions is added, with weight ``t``
+  (Linear CFR), to a reservoir sample of all iterations' such rows, and ``regret_steps`` Adam steps
+  of weighted squared error on minibatches drawn from it fit ``R``.  Because the traverser's
+  sampling policy is the same every iteration and the other player plays ``sigma_t``, an
+  information state appears in the reservoir in proportion to the other player's reach (times a
+  constant of its own), so ``R`` approaches each information state's cumulative counterfactual
+  regret divided by a positive number: regret matching on it is CFR's policy, with no
+  importance weight anywhere;
+* the **average-policy network**: at every decision of the non-traverser, ``sigma_t`` there is
+  added with weight ``t`` to a second reservoir (such decisions occur in proportion to the
+  player's own reach under ``sigma_t``, the weight CFR's average needs), and ``average_steps`` Adam
+  steps of weighted cross-entropy fit the network.  This network is the learner's output: it is
+  what is scored and saved.
+
+Regret matching (:func:`regret_matching`) plays the positive part of the predicted regrets over the
+legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
+rule).
+
+Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
+a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.resources import check_resources
+
+from .liars_dice_learned import build_network
+
+__all__ = ["Escher", "EscherSettings", "Reservoir", "expected_sarsa_targets", "regret_matching"]
+
+
+@dataclass(frozen=True)
+class EscherSettings:
+    """What one :class:`Escher` iteration does (see the module docstring)."""
+
+    games: int = 8192  # games played per iteration (half of them traversing each player)
+    value_steps: int = 32  # Adam steps fitting the history value network per iteration
+    regret_steps: int = 64  # Adam steps fitting the regret network per iteration
+    average_steps: int = 32  # Adam steps fitting the average-policy network per iteration
+    minibatch: int = 4096  # rows per Adam step
+    value_learning_rate: float = 1e-3
+    regret_learning_rate: float = 1e-3
+    average_learning_rate: float = 1e-3
+    buffer: int = 2_000_000  # rows each reservoir keeps
+
+
+def regret_matching(regrets, mask):
+    """The policy regret matching plays on predicted ``regrets`` (torch, ``(n, A)``) over the legal
+    actions ``mask`` (bool): the positive parts, normalised, or (where none is positive) the legal
+    action of largest predicted regret."""
+    import torch
+
+    positive = torch.clamp(regrets, min=0.0) * mask
+    total = positive.sum(-1, keepdim=True)
+    best = regrets.masked_fill(~mask, -torch.inf).argmax(-1)
+    greedy = torch.nn.functional.one_hot(best, regrets.shape[-1]).to(regrets.dtype)
+    return torch.where(total > 0, positive / torch.where(total > 0, total, torch.ones_like(total)), greedy)
+
+
+class Reservoir:
+    """A uniform sample of every row ever added (reservoir sampling, Vitter's algorithm R), at most
+    ``capacity`` rows: an observation (bytes), a legal-action mask, a target vector and a weight."""
+
+    def __init__(self, capacity: int, obs_dim: int, num_actions: int, what: str = "a reservoir"):
+        check_resources(f"{what} of {capacity:,} rows", capacity * self.row_bytes(obs_dim, num_actions))
+        self.capacity = capacity
+        self.seen = 0
+        self.obs = np.zeros((capacity, obs_dim), np.uint8)
+        self.mask = np.zeros((capacity, num_actions), bool)
+        self.target = np.zeros((capacity, num_actions), np.float32)
+        self.weight = np.zeros(capacity, np.float32)
+
+    @staticmethod
+    def row_bytes(obs_dim: int, num_actions: int) -> int:
+        """Bytes per row, twice over (the rows and their copy in a checkpoint)."""
+        return 2 * (obs_dim + num_actions * 5 + 4)
+
+    def __len__(self) -> int:
+        return min(self.seen, self.capacity)
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, weight: float,
+            rng: np.random.Generator) -> None:
+        """Add rows (each kept with probability ``capacity / rows seen so far``)."""
+        n = len(obs)
+        number = self.seen + np.arange(n)  # each new row's number among all rows seen
+        slot = np.where(number < self.capacity, number, -1)
+        late = number >= self.capacity
+        if late.any():
+            draw = rng.integers(0, number[late] + 1)
+            slot[late] = np.where(draw < self.capacity, draw, -1)
+        keep = slot >= 0
+        # A slot drawn twice in one call keeps the later row, as adding the rows one by one would.
+        slot, rows = slot[keep], np.flatnonzero(keep)
+        self.obs[slot] = obs[rows]
+        self.mask[slot] = mask[rows]
+        self.target[slot] = target[rows]
+        self.weight[slot] = weight
+        self.seen += n
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple:
+        """``n`` rows drawn uniformly (with replacement), as torch tensors."""
+        import torch
+
+        i = rng.integers(0, len(self), n)
+        return (torch.from_numpy(self.obs[i].astype(np.float32)), torch.from_numpy(self.mask[i]),
+                torch.from_numpy(self.target[i]), torch.from_numpy(self.weight[i]))
+
+    def state_dict(self) -> dict:
+        import torch
+
+        n = len(self)
+        return {"seen": torch.tensor(self.seen), "obs": torch.from_numpy(self.obs[:n].copy()),
+                "mask": torch.from_numpy(self.mask[:n].copy()), "target": torch.from_numpy(self.target[:n].copy()),
+                "weight": torch.from_numpy(self.weight[:n].copy())}
+
+    def load_state_dict(self, state: dict) -> None:
+        seen = int(state["seen"])
+        n = min(seen, self.capacity)
+        parts = {name: state[name].numpy() for name in ("obs", "mask", "target", "weight")}
+        for name, array in parts.items():
+            mine = getattr(self, name)
+            if array.shape != (n,) + mine.shape[1:] or array.dtype != mine.dtype:
+                raise ValueError(f"the reservoir's {name!r} is {array.dtype}{list(array.shape)}, expected "
+                                 f"{mine.dtype}{[n, *mine.shape[1:]]}")
+        if not (np.isfinite(parts["target"]).all() and np.isfinite(parts["weight"]).all()):
+            raise ValueError("the reservoir holds numbers that are not finite")
+        for name, array in parts.items():
+            getattr(self, name)[:n] = array
+        self.seen = seen
+
+
+class _Decisions:
+    """The decisions of one iteration's games, step by step (one entry per step of the batch)."""
+
+    def __init__(self):
+        self.games: List[np.ndarray] = []  # the games still playing at each step
+        self.obs: List[np.ndarray] = []
+        self.other: List[np.ndarray] = []  # the other player's dice (counts per face)
+        self.mask: List[np.ndarray] = []
+        self.sigma: List[np.ndarray] = []  # the current policy at the decision
+        self.action: List[np.ndarray] = []
+        self.traverser: List[np.ndarray] = []  # the mover is the game's traverser
+        self.payoff: List[np.ndarray] = []  # the mover's payoff from this step (0 unless it ended the game)
+        self.ended: List[np.ndarray] = []
+
+    def count(self) -> int:
+        return sum(len(g) for g in self.games)
+
+
+class Escher:
+    """The ESCHER learner of a two-player Liar's Dice round game (see the module docstring).
+
+    Args:
+        game: a two-player :class:`~dice_envs.liars_dice.LiarsDiceGame` (any dice per player, faces,
+            wild rule and starting player).
+        hidden: the regret and average-policy networks' hidden layers (``"256,256"``).
+        value_hidden: the history value network's.
+        settings: :class:`EscherSettings`.
+
+    The networks (``regret_net``, ``value_net``, ``average_net``), their optimisers and the two
+    reservoirs are the learner's state (:meth:`state_dict`); torch's generator draws the initial
+    weights, the ``rng`` given to :meth:`iterate` the dice and the actions.
+    """
+
+    def __init__(self, game: LiarsDiceGame, hidden: str = "256,256", value_hidden: str = "256,256",
+                 settings: EscherSettings = EscherSettings()):
+        import torch
+
+        if game.num_players != 2:
+            raise ValueError(f"ESCHER here is for two-player Liar's Dice, got {game.num_players} players")
+        self.game, self.settings = game, settings
+        config = game.config()
+        self.regret_net = build_network(config, hidden)
+        self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
+        self.average_net = build_network(config, hidden)
+        for net in (self.regret_net, self.average_net):  # start at the uniform policy
+            with torch.no_grad():
+                net.mlp[-1].weight.zero_()
+                net.mlp[-1].bias.zero_()
+        self.optimisers = {
+            "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
+            "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
+            "average": torch.optim.Adam(self.average_net.parameters(), lr=settings.average_learning_rate)}
+        obs_dim, A = game.observation_shape[0], game.num_actions
+        self.regrets = Reservoir(settings.buffer, obs_dim, A, "the regret reservoir")
+        self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir")
+        self.iterations = 0
+
+    # -- the policy ------------------------------------------------------------------------------
+
+    def current_policy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``sigma_t``: regret matching on the regret network, ``(n, A)`` float64."""
+        import torch
+
+        with torch.inference_mode():
+            out = regret_matching(self.regret_net(torch.from_numpy(np.asarray(obs, np.float32))).double(),
+                                  torch.from_numpy(np.asarray(mask, bool)))
+        return out.numpy()
+
+    def networks(self) -> tuple:
+        return self.regret_net, self.value_net, self.average_net
+
+    # -- one iteration ----------------------------------------------------------------------------
+
+    def iterate(self, batch, rng: np.random.Generator) -> Tuple[int, Dict[str, float]]:
+        """Play ``settings.games`` games of ``batch`` (a :class:`LiarsDiceBatch` of that many games of
+        :attr:`game`) and fit the three networks.  Returns the agent steps played and the losses."""
+        if batch.num_envs != self.settings.games or batch.game != self.game:
+            raise ValueError(f"the batch must hold {self.settings.games} games of {self.game!r}")
+        self.iterations += 1
+        for net in self.networks():
+            net.eval()
+        decisions = self._play(batch, rng)
+        losses = {"value_loss": self._fit_value(decisions, rng)}
+        self._add_samples(decisions, rng)
+        losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
+                                          self.settings.regret_steps, rng, _squared_error)
+        losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
+                                           self.settings.average_steps, rng, _cross_entropy)
+        return decisions.count(), losses
+
+    def _play(self, batch, rng: np.random.Generator) -> _Decisions:
+        from dice_envs.batched import categorical
+
+        g = self.game
+        batch.reset(rng)
+        traverser = np.arange(batch.num_envs) % 2
+        out = _Decisions()
+        faces = slice(g.num_players, g.num_players + g.faces)
+        while True:
+            games = np.flatnonzero(~batch.done)
+            if not len(games):
+                return out
+            mover = batch.current_player(games)
+            obs = batch.observe_mover(games)
+            mask = batch.action_mask(games).astype(bool)
+            sigma = self.current_policy(obs, mask)
+            traversing = mover == traverser[games]
+            uniform = mask / mask.sum(1, keepdims=True)
+            behaviour = np.where(traversing[:, None], uniform, sigma)
+            action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
+            other = batch.observe(1 - mover, games)[:, faces]
+            rewards, ended = batch.step(action, rng, where=games)
+            for name, value in (("games", games), ("obs", obs), ("other", other), ("mask", mask),
+                                ("sigma", sigma), ("action", action), ("traverser", traversing),
+                                ("payoff", rewards[np.arange(len(games)), mover]), ("ended", ended)):
+                getattr(out, name).append(value)
+
+    def _values(self, obs, other):
+        import torch
+
+        with torch.inference_mode():
+            return self.value_net(torch.from_numpy(obs), torch.from_numpy(other.astype(np.float32))).double().numpy()
+
+    def _fit_value(self, d: _Decisions, rng: np.random.Generator) -> float:
+        import torch
+
+        state_value = [(self._values(o, x) * s * m).sum(1) for o, x, s, m in zip(d.obs, d.other, d.sigma, d.mask)]
+        obs = torch.from_numpy(np.concatenate(d.obs))
+        other = torch.from_numpy(np.concatenate(d.other).astype(np.float32))
+        action = torch.from_numpy(np.concatenate(d.action))
+        target = torch.from_numpy(expected_sarsa_targets(d.games, d.payoff, d.ended, state_value))
+        net, opt = self.value_net, self.optimisers["value"]
+        net.train()
+        loss = torch.zeros(())
+        for _ in range(self.settings.value_steps):
+            i = torch.from_numpy(rng.integers(0, len(obs), self.settings.minibatch))
+            predicted = net(obs[i], other[i]).gather(1, action[i, None])[:, 0]
+            loss = torch.mean((predicted - target[i]) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.eval()
+        return float(loss.detach())
+
+    def _add_samples(self, d: _Decisions, rng: np.random.Generator) -> None:
+        t = float(self.iterations)
+        trav = np.concatenate(d.traverser)
+        obs, other = np.concatenate(d.obs), np.concatenate(d.other)
+        mask, sigma = np.concatenate(d.mask), np.concatenate(d.sigma)
+        q = self._values(obs[trav], other[trav])
+        m, s = mask[trav], sigma[trav]
+        regret = (q - (q * s * m).sum(1, keepdims=True)) * m
+        self.regrets.add(obs[trav].astype(np.uint8), m, regret.astype(np.float32), t, rng)
+        self.policies.add(obs[~trav].astype(np.uint8), mask[~trav], sigma[~trav].astype(np.float32), t, rng)
+
+    def _fit(self, net, opt, reservoir: Reservoir, steps: int, rng: np.random.Generator, loss_of) -> float:
+        import torch
+
+        if not len(reservoir):
+            return 0.0
+        net.train()
+        loss = torch.zeros(())
+        for _ in range(steps):
+            obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng)
+            loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.eval()
+        return float(loss.detach())
+
+    # -- checkpoints ------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        import torch
+
+        return {"regret_net": self.regret_net.state_dict(), "value_net": self.value_net.state_dict(),
+                "average_net": self.average_net.state_dict(),
+                **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
+                "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
+                "iterations": torch.tensor(self.iterations)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.regret_net.load_state_dict(state["regret_net"])
+        self.value_net.load_state_dict(state["value_net"])
+        self.average_net.load_state_dict(state["average_net"])
+        for name, opt in self.optimisers.items():
+            opt.load_state_dict(state[f"opt_{name}"])
+        self.regrets.load_state_dict(state["regrets"])
+        self.policies.load_state_dict(state["policies"])
+        self.iterations = int(state["iterations"])
+
+
+def expected_sarsa_targets(games: List[np.ndarray], payoff: List[np.ndarray], ended: List[np.ndarray],
+                           state_value: List[np.ndarray]) -> np.ndarray:
+    """The history value network's targets for every decision of a batch of two-player games,
+    given step by step (``games[k]``: the games still playing at step ``k``, increasing; ``payoff``,
+    ``ended`` and ``state_value`` (the mover's ``sum_b sigma(b) Q(h, b)``) one entry per such game):
+    a decision's payoff where it ended its game, else minus the value of the same game's decision at
+    the next step (the other player's, the game being deterministic after the deal).  One float32
+    array, the steps concatenated."""
+    targets = []
+    for k in range(len(games)):
+        y = np.asarray(payoff[k], np.float32).copy()
+        going = ~np.asarray(ended[k], bool)
+        if going.any():
+            at = np.searchsorted(games[k + 1], games[k][going])
+            y[going] = -state_value[k + 1][at]
+        targets.append(y)
+    return np.concatenate(targets) if targets else np.zeros(0, np.float32)
+
+
+def _squared_error(output, mask, target):
+    """Each row's squared error over its legal actions."""
+    return (((output - target) * mask) ** 2).sum(-1)
+
+
+def _cross_entropy(output, mask, target):
+    """Each row's cross-entropy of the network's masked softmax against the target policy."""
+    import torch
+
+    log_p = torch.log_softmax(output.masked_fill(~mask, -1e9), dim=-1)
+    return -(target * log_p).masked_fill(~mask, 0.0).sum(-1)
