@@ -487,6 +487,8 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
     ("liars_dice_play_mccfr_nowild.pt", False, 0.0006670),  # tables, seed 1, 30 minutes
     ("liars_dice_play_mccfr_distilled_wild.pt", True, 0.0106366),  # distill_liars_dice_table.py, defaults
     ("liars_dice_play_mccfr_distilled_nowild.pt", False, 0.0013987),
+    ("liars_dice_play_escher_wild.pt", True, 0.1302141),  # ESCHER, 2x128 networks, seed 0, 30 minutes
+    ("liars_dice_play_escher_nowild.pt", False, 0.0066690),
     ("liars_dice_play_mmd_average_wild.pt", True, 0.0785174),  # seed 0, 30 minutes
     ("liars_dice_play_mmd_average_nowild.pt", False, 0.0336088),  # seed 1, 30 minutes
     ("liars_dice_play_mmd_wild.pt", True, 0.6782515),
