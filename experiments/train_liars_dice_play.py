@@ -181,8 +181,8 @@ is not counted in ``--minutes``.
 
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_<d0>v<d1>][_wild|_aces]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
-losses), ``checkpoint.pt`` (replaced atomically after every evaluation; rerunning the
-same command resumes), ``model.pt`` (the final scored network in the format
+losses), ``checkpoint.pt`` (replaced atomically after every evaluation, and after 10 minutes
+without one; rerunning the same command resumes), ``model.pt`` (the final scored network in the format
 ``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
 input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
 last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
@@ -284,6 +284,8 @@ from experiments.training_common import (  # noqa: E402
 
 FORMAT = 1  # the checkpoint format written and read (checkpoint.pt "format")
 METHODS = ("ppo", "mmd", "mccfr", "escher")
+#: seconds of training after which a checkpoint is written even without an evaluation
+CHECKPOINT_SECONDS = 600.0
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
 DESCRIPTION = {
@@ -903,7 +905,7 @@ def train(args: Args) -> dict:
     writer = SummaryWriter(str(run / "tb"))
     batch = LiarsDiceBatch(args.games, game=game)
     update = UPDATES.get(args.method)
-    saved = {"updates": updates}
+    saved = {"updates": updates, "at": time.time()}
 
     def save(report=None):
         """The whole checkpoint, one file, replaced atomically."""
@@ -913,7 +915,7 @@ def train(args: Args) -> dict:
             st["report"] = report
         with atomic_file(ckpt_path) as tmp:
             save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
-        saved["updates"] = updates
+        saved["updates"], saved["at"] = updates, time.time()
 
     scored = escher.average_net if escher else avg_net if args.average else net  # the network scored and saved
     # the networks being trained, checked for finite weights every update
@@ -994,6 +996,8 @@ def train(args: Args) -> dict:
                 scalars(writer, "train", dict(losses, mean_game_length=played / args.games), steps)
                 if updates % args.eval_every == 0:
                     evaluate_now()
+                elif time.time() - saved["at"] >= CHECKPOINT_SECONDS:
+                    save()  # not evaluated: a kill between rare (streamed) evaluations loses minutes, not the run
             interrupted = stop.flag and not budget_spent(args, steps, elapsed)
             if interrupted:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's

@@ -530,3 +530,37 @@ def test_a_full_disk_is_named(lp, tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == 2
     assert "disk full writing" in err and ".checkpoint.pt.tmp" in err and "enforce fail" not in err
+
+
+def test_a_checkpoint_is_written_between_rare_evaluations(lp, tmp_path, capsys, monkeypatch):
+    """Streamed scoring is rare (two dice each: minutes, at --eval-every or the end): a checkpoint is
+    also written after CHECKPOINT_SECONDS without one, so a kill loses minutes, not the run; resuming
+    from it ends as the uninterrupted run does."""
+    from experiments import liars_dice_training
+
+    monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
+    monkeypatch.setattr(lp, "CHECKPOINT_SECONDS", 0.0)  # after every update
+    argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "3000", "--eval-every", "1000", *TINY]
+    code, reference, _ = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "reference")])
+    assert code == 0
+    real, writes = lp.atomic_file, []
+
+    @contextlib.contextmanager
+    def atomic_file(path):
+        with real(path) as tmp:
+            yield tmp
+        writes.append(path.name)
+        if writes.count("checkpoint.pt") == 2:  # after update 2, not evaluated
+            raise Killed
+
+    monkeypatch.setattr(lp, "atomic_file", atomic_file)
+    run = tmp_path / "run"
+    with pytest.raises(Killed):
+        lp.main([*argv, "--run-dir", str(run)])
+    monkeypatch.setattr(lp, "atomic_file", real)
+    state = snapshot(run)
+    assert state["updates"] == 2 and state["curve"] == []  # a checkpoint with no evaluation yet
+    code, report, _ = call(lp, capsys, [*argv, "--run-dir", str(run)])
+    assert code == 0 and report["resumed"]
+    same = [(h["steps"], h["exploitability"]) for h in reference["curve"]]
+    assert [(h["steps"], h["exploitability"]) for h in report["curve"]] == same  # (minutes are wall time)
