@@ -1026,7 +1026,8 @@ def train(args: Args) -> dict:
                         + (", scored: the average-policy network" if escher else "")),
         "exploitability": final["exploitability"],
         "best_exploitability": best["exploitability"],
-        "current_exploitability": final.get("current_exploitability", final["exploitability"]),
+        # (None where it was not measured: ESCHER's iterate when the scoring is streamed)
+        "current_exploitability": final.get("current_exploitability", None if escher else final["exploitability"]),
         "best_at_steps": best["steps"],
         "value_vs_equilibrium": final["value_vs_equilibrium"],
         "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],

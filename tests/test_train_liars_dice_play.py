@@ -404,6 +404,7 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     assert code == 0, err
     assert len(report["curve"]) == 1 and report["curve"][0]["steps"] == report["steps"] >= 6000  # only at the end
     assert report["value_vs_equilibrium"] is None and report["cfr_plus_exploitability"] is None
+    assert report["current_exploitability"] is None  # regret matching's is not scored streamed
     assert report["game"]["dice_per_player"] == [1, 2] and report["game"]["wild"] == "aces"
     assert (run / "curve.json").exists() and 0 < report["exploitability"] < 1
     monkeypatch.undo()
