@@ -439,19 +439,24 @@ def equilibrium_if_cheap(game, target: float = 1e-4, cache_dir=None):
     return equilibrium(game, target, cache_dir) if state_count(game) <= CHEAP_EQUILIBRIUM else None
 
 
-def exact_scores(tree, policy, eq_policy=None) -> dict:
-    """Exploitability of ``policy``, its values against a best response from each seat, and,
-    given ``eq_policy``, its value against the equilibrium (mean of both seats)."""
-    from dice_envs.agents.liars_dice_solver import evaluate
-
-    ev = evaluate(tree, policy)
-    out = {
+def evaluation_scores(ev) -> dict:
+    """An :class:`~dice_envs.agents.liars_dice_solver.Evaluation` (in memory or streamed) as scores:
+    exploitability, NashConv, the self-play value and the values against a best response from each seat."""
+    return {
         "exploitability": ev.exploitability,
         "nash_conv": ev.nash_conv,
         "value_self_play_first_player": ev.value_first_player,
         "value_vs_best_response_as_first": -ev.best_response[1],
         "value_vs_best_response_as_second": -ev.best_response[0],
     }
+
+
+def exact_scores(tree, policy, eq_policy=None) -> dict:
+    """Exploitability of ``policy``, its values against a best response from each seat, and,
+    given ``eq_policy``, its value against the equilibrium (mean of both seats)."""
+    from dice_envs.agents.liars_dice_solver import evaluate
+
+    out = evaluation_scores(evaluate(tree, policy))
     if eq_policy is not None:
         as_first = evaluate(tree, policy, eq_policy).value_first_player
         as_second = -evaluate(tree, eq_policy, policy).value_first_player

@@ -27,9 +27,10 @@ each algorithm's network answers every information state in one batch
 (:class:`~dice_envs.agents.liars_dice_learned.InfoStates`), with the rule its own
 ``action_probabilities`` applies (a softmax over the legal actions; Deep CFR's network ends in a
 softmax over all actions, renormalised here over the legal ones: its ``action_probabilities``
-leaves the illegal share out, so its probabilities do not sum to 1).  A test checks the batch against ``action_probabilities`` state by state.  Where the
-tree fits in memory (up to three dice in play) the exploitability and the value against the CFR+
-equilibrium are exact (:class:`experiments.liars_dice_training.ExactScorer`).
+leaves the illegal share out, so its probabilities do not sum to 1).  A test checks the batch
+against ``action_probabilities`` state by state.  Where the tree fits in memory (up to three
+dice in play) the exploitability and the value against the CFR+ equilibrium are exact
+(:class:`experiments.liars_dice_training.ExactScorer`).
 
 Every ``--eval-minutes`` (and at the end) the policy is scored; the evaluations (and for Deep CFR
 and ESCHER the fit of the network scored) are not counted in ``--minutes``.  The last line of
@@ -54,10 +55,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from dice_envs.agents.liars_dice_learned import NETWORK_CHUNK, LearnedLiarsDicePolicy  # noqa: E402
 from experiments.training_common import jsonable  # noqa: E402
 
 ALGORITHMS = ("nfsp", "deep_cfr", "escher")
-CHUNK = 1 << 15  # information states a network answers at once
 
 
 def load_game(dice, faces: int, wild: str):
@@ -73,19 +74,16 @@ def load_game(dice, faces: int, wild: str):
     return game, game.core
 
 
-def _masked_softmax(logits, mask):
-    import torch
-
-    return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=-1)
-
-
 class Learner:
     """One OpenSpiel algorithm: :meth:`iterate` runs one unit of its training, :meth:`prepare`
     fits what is scored (nothing for NFSP), :meth:`probabilities` answers a batch of information
     states as the algorithm's ``action_probabilities`` would, :meth:`action_probabilities` is that
-    function itself (for the test)."""
+    function itself (for the test).  ``game`` is the registered pyspiel game."""
 
     unit = "iterations"
+
+    def __init__(self, game):
+        self.game = game.core  # our LiarsDiceGame
 
     def iterate(self) -> None:
         raise NotImplementedError
@@ -97,15 +95,9 @@ class Learner:
         raise NotImplementedError
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        import torch
-
-        out = []
-        with torch.no_grad():
-            for lo in range(0, len(obs), CHUNK):
-                x = torch.from_numpy(np.asarray(obs[lo:lo + CHUNK], np.float32))
-                m = torch.from_numpy(np.asarray(mask[lo:lo + CHUNK], bool))
-                out.append(_masked_softmax(self.network()(x), m).double().numpy())
-        return np.concatenate(out)
+        """A network of logits over the observation: a softmax over the legal actions, in chunks
+        (:class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`)."""
+        return LearnedLiarsDicePolicy(self.game, self.network()).probabilities(obs, mask)
 
     def action_probabilities(self, state) -> dict:
         raise NotImplementedError
@@ -118,6 +110,7 @@ class NFSPLearner(Learner):
         from open_spiel.python import rl_environment
         from open_spiel.python.pytorch import nfsp
 
+        super().__init__(game)
         self.env = rl_environment.Environment(game)
         size = self.env.observation_spec()["info_state"][0]
         actions = self.env.action_spec()["num_actions"]
@@ -145,12 +138,9 @@ class NFSPLearner(Learner):
         out = np.zeros(np.shape(mask))
         for p, rows in ((0, ~seat), (1, seat)):
             if rows.any():
-                self._net = self.agents[p]._avg_network
-                out[rows] = super().probabilities(np.asarray(obs)[rows], np.asarray(mask)[rows])
+                policy = LearnedLiarsDicePolicy(self.game, self.agents[p]._avg_network)
+                out[rows] = policy.probabilities(np.asarray(obs)[rows], np.asarray(mask)[rows])
         return out
-
-    def network(self):
-        return self._net
 
     def action_probabilities(self, state):
         from open_spiel.python import rl_environment
@@ -170,6 +160,7 @@ class DeepCFRLearner(Learner):
     def __init__(self, game, seed: int, overrides=None):
         from open_spiel.python.pytorch import deep_cfr
 
+        super().__init__(game)
         self.settings = {"num_traversals": 375, **(overrides or {})}
         self.solver = deep_cfr.DeepCFRSolver(game, seed=seed, **self.settings)
 
@@ -195,9 +186,10 @@ class DeepCFRLearner(Learner):
 
         out = []
         with torch.no_grad():  # the network ends in a softmax over all actions: renormalised over the legal ones
-            for lo in range(0, len(obs), CHUNK):
-                p = self.network()(torch.from_numpy(np.asarray(obs[lo:lo + CHUNK], np.float32))).double().numpy()
-                out.append(_legal_share(p, np.asarray(mask[lo:lo + CHUNK], bool)))
+            for lo in range(0, len(obs), NETWORK_CHUNK):
+                x = torch.from_numpy(np.asarray(obs[lo:lo + NETWORK_CHUNK], np.float32))
+                legal = np.asarray(mask[lo:lo + NETWORK_CHUNK], bool)
+                out.append(_legal_share(self.network()(x).double().numpy(), legal))
         return np.concatenate(out)
 
     def action_probabilities(self, state):
@@ -220,6 +212,7 @@ class EscherLearner(Learner):
         import torch
         from open_spiel.python.pytorch import escher
 
+        super().__init__(game)
         np.random.seed(seed)
         torch.manual_seed(seed)
         self.cfg = escher.Config()

@@ -59,8 +59,9 @@ TEMPORARY = ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitabil
 def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors, upgrade=None) -> tuple:
     """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` and validated: format
     ``fmt``, the state dicts named in ``tensors`` present, a JSON state with an increasing
-    history (empty only before a run's first evaluation, never in a finished run), and the options equal to ``args``
-    except ``changeable`` (after ``upgrade(options)``, which renames an older version's).
+    history (empty only before a run's first evaluation, never in a finished run), and the
+    options equal to ``args`` except ``changeable`` (after ``upgrade(options)``, which renames an
+    older version's).
     Returns ``(blob, state)``; ``ValueError`` naming the file, or the option that differs."""
     import torch
 
@@ -213,15 +214,11 @@ class StreamedScorer:
 
     def scores(self, net) -> dict:
         """Exploitability, NashConv, self-play value and the values against a best response."""
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, evaluation_scores
         from dice_envs.agents.liars_dice_streamed import streamed_evaluate
 
         ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net).probabilities)
-        return jsonable({"exploitability": ev.exploitability, "nash_conv": ev.nash_conv,
-                         "value_self_play_first_player": ev.value_first_player,
-                         "value_vs_best_response_as_first": -ev.best_response[1],
-                         "value_vs_best_response_as_second": -ev.best_response[0],
-                         "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
+        return jsonable({**evaluation_scores(ev), "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
                          "value_vs_equilibrium_as_second": None})
 
     def reference(self) -> dict:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checkpoint_kills import Killed, kill_after_checkpoints
 
 torch = pytest.importorskip("torch")
 
@@ -36,8 +37,6 @@ ESCHER = ["--method", "escher", "--value-steps", "8", "--regret-steps", "8", "--
           "--average-buffer", "20000"]
 
 
-class Killed(BaseException):
-    """A simulated hard kill: nothing in the trainer catches it (only `finally` blocks run)."""
 
 
 @pytest.fixture(scope="module")
@@ -233,17 +232,7 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, meth
     argv = ["--run-dir", str(run), *RESUMES[method]]
     reference = reference[method]
     if how == "killed after a checkpoint":
-        real, writes = lp.atomic_file, []
-
-        @contextlib.contextmanager
-        def atomic_file(path):
-            with real(path) as tmp:
-                yield tmp
-            writes.append(path.name)
-            if writes.count("checkpoint.pt") == 3:  # the checkpoints at updates 0, 4, 8
-                raise Killed
-
-        monkeypatch.setattr(lp, "atomic_file", atomic_file)
+        kill_after_checkpoints(lp, monkeypatch, 3)  # the checkpoints at updates 0, 4, 8
         with pytest.raises(Killed):
             lp.main(argv)
         monkeypatch.undo()
@@ -544,17 +533,8 @@ def test_a_checkpoint_is_written_between_rare_evaluations(lp, tmp_path, capsys, 
     argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "3000", "--eval-every", "1000", *TINY]
     code, reference, _ = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "reference")])
     assert code == 0
-    real, writes = lp.atomic_file, []
-
-    @contextlib.contextmanager
-    def atomic_file(path):
-        with real(path) as tmp:
-            yield tmp
-        writes.append(path.name)
-        if writes.count("checkpoint.pt") == 2:  # after update 2, not evaluated
-            raise Killed
-
-    monkeypatch.setattr(lp, "atomic_file", atomic_file)
+    real = lp.atomic_file
+    kill_after_checkpoints(lp, monkeypatch, 2)  # after update 2, not evaluated
     run = tmp_path / "run"
     with pytest.raises(Killed):
         lp.main([*argv, "--run-dir", str(run)])

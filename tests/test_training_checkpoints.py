@@ -12,7 +12,6 @@ experiments/train_liars_dice.py.
 
 Sizes are tiny (a few hundred PPO steps, a few Liar's Dice updates) to keep this fast."""
 
-import contextlib
 import importlib.util
 import json
 import pickle
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checkpoint_kills import Killed, kill_after_checkpoints
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -37,10 +37,6 @@ def load_script(name: str):
     sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-class Killed(BaseException):
-    """A simulated hard kill: nothing in the trainer catches it (only `finally` blocks run)."""
 
 
 def call(script, capsys, argv):
@@ -397,17 +393,7 @@ def test_liars_dice_resume_is_exact(ld, ld_reference, tmp_path, capsys, monkeypa
     argv = ["--run-dir", str(run), "--steps", "8", *LD]
     reference = ld_reference["decay"]
     if how == "killed after a checkpoint":
-        real, writes = ld.atomic_file, []
-
-        @contextlib.contextmanager
-        def atomic_file(path):
-            with real(path) as tmp:
-                yield tmp
-            writes.append(path.name)
-            if writes.count("checkpoint.pt") == 3:  # the checkpoints at updates 0, 2, 4
-                raise Killed
-
-        monkeypatch.setattr(ld, "atomic_file", atomic_file)
+        kill_after_checkpoints(ld, monkeypatch, 3)  # the checkpoints at updates 0, 2, 4
         with pytest.raises(Killed):
             ld.main(argv)
         monkeypatch.undo()
