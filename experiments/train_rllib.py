@@ -8,7 +8,8 @@ evaluators (:func:`dice_envs.agents.agent_evaluation.score`): the exploitability
 value against the CFR+ equilibrium for Liar's Dice (its probabilities: a mixed strategy
 is the goal), the Difference against optimal play for AYZD (its greedy decisions).
 
-It runs on a local Ray instance by default.  Across machines: start a cluster, ``ray start
+It runs on a local Ray instance by default; killed with ``kill -9``, it leaves none of Ray's
+processes behind (:mod:`experiments.process_reaper`).  Across machines: start a cluster, ``ray start
 --head`` on one machine and ``ray start --address HEAD_IP:6379`` on the others (each with
 this project installed, ``pip install 'dice-envs[rllib]'``), then run this script on the
 head with ``--address auto`` and as many ``--env-runners`` as the cluster has CPUs to spare.
@@ -39,6 +40,7 @@ if str(ROOT) not in sys.path:
 
 from dice_envs.resources import check_network  # noqa: E402
 from dice_envs.agents.rllib_models import DESCRIPTION  # noqa: E402
+from experiments import process_reaper  # noqa: E402
 from experiments.training_common import (  # noqa: E402
     args_from_dataclass, atomic_write_text, budget_spent, check_args, check_resume_args, layer_sizes, log, run_script)
 
@@ -157,6 +159,7 @@ def train(args: Args) -> dict:
     resumed = ckpt.exists() and curve_path.exists()
     if resumed:  # checked before Ray starts: a refusal costs nothing
         state = resume_state(ckpt, curve_path, args)
+    process_reaper.start()  # ends Ray's local processes if this one is killed with -9
     ray.init(address=args.address or None, include_dashboard=False, log_to_driver=not args.quiet,
              ignore_reinit_error=True)
     algo = config.build_algo()
