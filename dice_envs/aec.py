@@ -24,10 +24,10 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .core import Game, GameState, IllegalActionError
-from .rendering import RENDER_FPS, check_available, table_frame
+from .rendering import RENDER_FPS, TablePainter, check_available
 from .validation import as_action, check_choice, check_optional_int
 
-_TITLES = {"liars_dice": "Liar's Dice", "shakes": "The Shakes"}
+_TITLES = {"liars_dice": "Liar's Dice", "liars_dice_match": "Liar's Dice Match", "shakes": "The Shakes"}
 
 #: Every environment's render modes (``rgb_array`` needs matplotlib).
 RENDER_MODES = ["human", "ansi", "rgb_array"]
@@ -85,6 +85,7 @@ class RulesCoreEnv(AECEnv):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text),
             ``"human"`` (printed after every step) or ``"rgb_array"`` (``render()``
             returns a picture of the table, :mod:`dice_envs.rendering`; needs matplotlib).
+            ``painter.items`` lists what the last picture shows.
         max_cycles: optional limit on the number of player decisions; when hit, all
             agents are truncated with reward 0.  ``None`` means no limit.
         observation: ``"dict"`` (``{"observation", "action_mask"}``, as PettingZoo's classic
@@ -121,6 +122,11 @@ class RulesCoreEnv(AECEnv):
         self.state_: Optional[GameState] = None
         self._np_random, _ = seeding.np_random(None)
         self.log: list[str] = []
+        #: ``(state, action or chance outcome)`` of every move of the game, kept for the pictures
+        #: (``render_mode="rgb_array"``), which show the last roll or the last round's reveal.
+        self.moves: list = []
+        #: The :class:`~dice_envs.rendering.TablePainter` of the pictures (made by the first one).
+        self.painter: Optional[TablePainter] = None
 
     # -- PettingZoo API -------------------------------------------------------------
 
@@ -141,6 +147,7 @@ class RulesCoreEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.num_moves = 0
         self.log = []
+        self.moves = []
         self.state_ = self._resolve_chance(self.game.new_initial_state())
         self._select_next()
         self._masks_to_infos()
@@ -176,6 +183,8 @@ class RulesCoreEnv(AECEnv):
         self._cumulative_rewards[agent] = 0
         if self.render_mode is not None:
             self.log.append(f"{agent}: {self.game.action_name(action)}")
+            if self.render_mode == "rgb_array":
+                self.moves.append((state, action))
         self.state_ = self._resolve_chance(state.apply(action))
         self.num_moves += 1
         self.rewards = {a: 0 for a in self.agents}
@@ -199,7 +208,10 @@ class RulesCoreEnv(AECEnv):
         events = self.log[-6:]
         self.log.clear()
         if self.render_mode == "rgb_array":
-            return table_frame(self.game_title(), self._status(), events, str(self.state_))
+            if self.painter is None:
+                self.painter = TablePainter()
+            return self.painter.frame(self.game, self.state_, self.possible_agents, self.moves, events,
+                                      self.game_title(), self._status())
         text = "\n".join(events + [str(self.state_)])
         if self.render_mode == "ansi":
             return text
@@ -218,7 +230,7 @@ class RulesCoreEnv(AECEnv):
         return f"{self.possible_agents[state.current_player]} to move"
 
     def close(self):
-        pass
+        self.painter = None  # its matplotlib figure goes with it
 
     # -- helpers --------------------------------------------------------------------
 
@@ -236,6 +248,8 @@ class RulesCoreEnv(AECEnv):
             outcome = state.sample_chance(self._np_random)
             if self.render_mode is not None:
                 self.log.append(state.describe_outcome(outcome))
+                if self.render_mode == "rgb_array":
+                    self.moves.append((state, outcome))
             state = state.apply(outcome)
         return state
 
