@@ -128,7 +128,8 @@ def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
 # -- Zombie Dice, official dice --------------------------------------------------------------
 
 
-def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = None) -> dict:
+def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = None,
+                 stop_when_won: Optional[bool] = None) -> dict:
     from . import zombie_dice_solver as zds
 
     from dice_envs.zombie_dice import ZombieDiceGame
@@ -136,6 +137,8 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
     goal = _goal(spec, goal, 13)
     if score_cap is None and isinstance(spec, Agent):
         score_cap = spec.info.get("score_cap")
+    if stop_when_won is None:  # a model trained on the rules as written is scored on them
+        stop_when_won = bool(spec.info.get("stop_when_won", True)) if isinstance(spec, Agent) else True
     solution = zds.solved(goal, score_cap)
     standard = zds.standard_policies(goal)
     if isinstance(spec, Agent):
@@ -158,10 +161,10 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
     else:
         raise ValueError(f"agent must be a saved model (.zip), module:function or one of "
                          f"{['optimal', *standard]}, got {spec!r}")
-    h2h = zds.head_to_head(policy, solution.as_policy(), goal, solution.score_cap).as_dict()
-    references = zds.human_differences(goal, solution.score_cap)
+    h2h = zds.head_to_head(policy, solution.as_policy(), goal, solution.score_cap, stop_when_won).as_dict()
+    references = zds.human_differences(goal, solution.score_cap, stop_when_won)
     return {**_jeopardy_report(h2h, references, {"score_cap": solution.score_cap}),
-            "config": {"goal": goal, "score_cap": solution.score_cap}}
+            "config": {"goal": goal, "score_cap": solution.score_cap, "stop_when_won": stop_when_won}}
 
 
 def _mlp_layers(agent: Agent):

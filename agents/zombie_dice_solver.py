@@ -49,6 +49,14 @@ core, and against :func:`~dice_envs.agents.jeopardy_solver.solve_score_grid` its
 :class:`~dice_envs.agents.jeopardy_solver.TurnModel` over ``(d, b)`` (:func:`turn_model`), at
 small goals where that fits.
 
+**Evaluating a fixed policy** goes the other way: a forward pass of the probability mass through
+a position's turn gives how the turn ends (hold with ``b`` brains, or bust), which depends only on
+the decisions taken in it, not on the scores.  Those outcomes are computed once per distinct turn
+(:class:`TurnOutcomes`: the optimum's are shared by every evaluation against it, and positions whose
+decisions hash alike share one pass), and the grid is then solved position by position from them.
+:func:`evaluate` takes ``stop_when_won``: ``False`` lets a player 2 who would win by holding roll
+on (the rules as written; the optimum is the same under both readings).
+
 **Policies.**  A policy for exact evaluation (:func:`evaluate`, :func:`head_to_head`) is a
 :class:`TurnPolicy`; adapters: :class:`ScorePolicy` for the AYZD-style ``policy(p, i, j, b, s)``
 (the human-playable policies and the All Yellow optimum, reading only the turn's brains and
@@ -86,7 +94,7 @@ __all__ = [
     "TablePolicy", "RollUntilShotguns", "max_expected_brains_policy", "one_turn", "turn_figures", "standard_policies",
     "differences", "evaluate_grid", "observations", "cap_check", "default_score_cap", "check_score_cap",
     "store_cached", "load_cached", "OptimalAgent", "BatchedOptimalOpponent", "exact_score", "human_differences",
-    "REFERENCE_POLICIES", "NetworkPolicy", "DICE_FEATURES",
+    "REFERENCE_POLICIES", "NetworkPolicy", "DICE_FEATURES", "TurnOutcomes",
 ]
 
 DEFAULT_GOAL = 13
@@ -145,6 +153,15 @@ class _Level:
         """The first ``n`` rows (views of the arrays, no copy)."""
         end = self.indptr[n]
         return sp.csr_matrix((self.data[:end], self.indices[:end], self.indptr[: n + 1]), shape=(n, self.width))
+
+    @lru_cache(maxsize=None)
+    def pushed(self, n: int) -> Tuple[sp.csr_matrix, np.ndarray]:
+        """The transpose of :meth:`matrix` ``(n)`` for the forward pass, restricted to the columns
+        it reaches: ``(T, columns)``, ``T`` of shape ``(len(columns), n)``."""
+        m = self.matrix(n)
+        columns = np.unique(m.indices)
+        narrow = sp.csr_matrix((m.data, np.searchsorted(columns, m.indices), m.indptr), shape=(n, len(columns)))
+        return narrow.T.tocsr(), columns
 
 
 @dataclass(frozen=True, eq=False)
@@ -527,6 +544,159 @@ def _pair_values(a, c, a2, c2):
 
 
 # ---------------------------------------------------------------------------------------
+# how the turns of a fixed policy end (exact evaluation)
+
+
+def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int], np.ndarray]) -> np.ndarray:
+    """How the turns of ``N`` positions end when the mover follows ``decide``: the forward pass
+    of the probability mass through the turn states, the transpose of :func:`_backward`'s.
+
+    Args:
+        forced: ``(L, N)``, as :func:`_backward`'s: from its first forced layer ``f[n]`` on,
+            column ``n`` holds (the last layer must be forced for every position).
+        decide: ``decide(b) -> (D, N)`` roll probabilities.
+
+    Returns:
+        ``(L + 1, N)``: row ``b < L`` the probability of holding with ``b`` turn brains, row ``L``
+        of busting.  A turn that passes ``f[n]`` (a roll gains up to three brains) is counted as
+        holding at ``f[n]``: every batch of :func:`_run` has the same hold value on every layer
+        from ``f[n]`` on (the score cap, or a win).
+    """
+    L, N = forced.shape
+    if not forced[L - 1].all():
+        raise ValueError("the last layer must be forced")
+    D, fresh = chain.size, chain.fresh
+    f = np.argmax(forced, axis=0)
+    mass = np.zeros((L + 3, D, N))
+    mass[0, fresh] = 1.0
+    held = np.zeros((L + 3, N))
+    bust = np.zeros(N)
+    for b in range(L - 1):
+        mb = mass[b]
+        fb = forced[b]
+        if b > 0 and (fb.all() or not mb.any()):
+            if not mass[b : b + 3].any():
+                break  # nothing left rolling: every turn has ended (exactly)
+            continue
+        probs = decide(b)
+        flat = mass[b : b + 4].reshape(4 * D, N)
+        for lev in reversed(chain.levels):  # a roll that adds no brain goes to an earlier level
+            n = lev.rows(b)
+            if n == 0:
+                continue
+            rows = slice(lev.lo, lev.lo + n)
+            rolled = probs[rows] * mb[rows]
+            if fb.any():
+                rolled[:, fb] = 0.0
+            if b == 0 and lev.lo <= fresh < lev.lo + n:
+                rolled[fresh - lev.lo] = mb[fresh]  # the fresh turn rolls (only at b = 0 has it mass)
+            bust += lev.bust[:n] @ rolled
+            push, columns = lev.pushed(n)
+            flat[columns] += push @ rolled
+            mb[rows] -= rolled
+    held[:] = mass.sum(axis=1)  # what did not roll on holds where it is
+    columns = np.arange(N)
+    out = np.zeros((L + 1, N))
+    out[:L] = np.where(np.arange(L)[:, None] < f[None, :], held[:L], 0.0)
+    out[f, columns] += np.where(np.arange(L + 3)[:, None] >= f[None, :], held, 0.0).sum(axis=0)
+    out[L] = bust
+    return out
+
+
+class TurnOutcomes:
+    """The turn outcomes (:func:`_turn_outcomes`) of fixed policies, shared by the evaluations of
+    one call (:func:`differences` asks for the optimum's in all of them).
+
+    A turn's outcomes depend only on the decisions taken in it and on where the rules end it,
+    not on the position's scores.  So they are kept by position (asked again, they are read
+    back), and computed once per distinct turn: the decisions of every layer are hashed
+    (BLAKE2b, 256 bits) and positions with the same digest and the same end share one forward
+    pass.  In player 2's last turn the human-playable policies decide by the brains still needed,
+    so the positions of one deficit share one pass.
+    """
+
+    def __init__(self, chain: DiceChain):
+        self.chain = chain
+        self._known: Dict[tuple, np.ndarray] = {}
+        self._by_turn: Dict[tuple, np.ndarray] = {}
+        self._policies: List[TurnPolicy] = []  # alive while their ids are keys
+        self.passes = 0  # columns of forward passes run (distinct turns)
+
+    def _turns(self, policy: "TurnPolicy", seat: int, i: np.ndarray, j: np.ndarray, f: np.ndarray) -> list:
+        """A key per position: its end ``f``, and the digest of its decisions' signatures
+        (:meth:`TurnPolicy.signature`) on the layers ``b < f``."""
+        digests = [hashlib.blake2b(type(policy).__name__.encode(), digest_size=32) for _ in range(len(i))]
+        for b in range(int(f.max())):
+            signature = np.asarray(policy.signature(self.chain, seat, i, j, b), np.float64)
+            signature = np.ascontiguousarray(np.broadcast_to(signature, (len(signature), len(i))).T)
+            for n in np.flatnonzero(b < f):
+                digests[n].update(signature[n].tobytes())
+        return [(id(policy), int(f[n]), digests[n].digest()) for n in range(len(i))]
+
+    def __call__(self, policy: "TurnPolicy", seat: int, i, j, forced: np.ndarray) -> np.ndarray:
+        """``(L + 1, N)`` outcomes of ``policy`` in positions ``(seat, i[n], j[n])`` whose turns end
+        as ``forced`` says (as :func:`_turn_outcomes`)."""
+        L, N = forced.shape
+        i, j = np.broadcast_to(i, (N,)), np.broadcast_to(j, (N,))
+        f = np.argmax(forced, axis=0)
+        if not any(p is policy for p in self._policies):
+            self._policies.append(policy)
+        keys = [(id(policy), seat, int(i[n]), int(j[n]), int(f[n])) for n in range(N)]
+        missing = np.array([n for n, key in enumerate(keys) if key not in self._known], np.intp)
+        if len(missing):
+            turns = self._turns(policy, seat, i[missing], j[missing], f[missing])
+            first: Dict[tuple, int] = {}
+            for c, turn in enumerate(turns):
+                if turn not in self._by_turn:
+                    first.setdefault(turn, int(missing[c]))
+            if first:
+                new = np.array(list(first.values()), np.intp)
+                top = int(f[new].max()) + 1
+                found = _turn_outcomes(self.chain, forced[:top, new],
+                                       lambda b: policy.decide(self.chain, seat, i[new], j[new], b))
+                self.passes += len(new)
+                for c, (turn, n) in enumerate(first.items()):
+                    self._by_turn[turn] = np.append(found[: f[n] + 1, c], found[top, c])
+            for c, n in enumerate(missing):
+                self._known[keys[n]] = self._by_turn[turns[c]]
+        out = np.zeros((L + 1, N))
+        for n, key in enumerate(keys):
+            known = self._known[key]
+            out[: len(known) - 1, n] = known[:-1]
+            out[L, n] = known[-1]
+        return out
+
+
+    def last_round(self, policy: "TablePolicy", grid: "_Grid", t: int, stop_when_won: bool):
+        """For the solved optimum as player 2 in the last round against ``t``: ``(win, tie)``,
+        ``(t,)`` probabilities for every banked score ``i < t`` (its value is ``win + tau tie``
+        with ``tau`` the tiebreak's), by one backward pass over the banked score."""
+        key = ("last round", id(policy), t, bool(stop_when_won))
+        if key not in self._known:
+            if not any(p is policy for p in self._policies):
+                self._policies.append(policy)
+            top = grid.M - 1
+            f = _last_round_limit(grid, t, stop_when_won)
+            k = np.arange(f + 1)
+            hold = np.stack([k > t, k == t] if t < top else [np.zeros(f + 1, bool), k == top], axis=1)
+            _, _, F, _ = _backward(self.chain, hold.astype(float), np.broadcast_to((k >= f)[:, None], (f + 1, 2)),
+                                   np.zeros(2), False, lambda kk: np.repeat(policy.by_score(t, kk), 2, axis=1))
+            self._known[key] = (F[:t, 0].copy(), F[:t, 1].copy())
+        return self._known[key]
+
+
+def _expected_hold(outcomes: np.ndarray, hold: np.ndarray, affine: bool) -> np.ndarray:
+    """The fresh turn's value from its outcomes ``(L + 1, N)`` and the hold values ``(L, C)``
+    (``[const | coef]`` of the pass value if ``affine``, where a bust adds to ``coef``; else a
+    bust is worth 0)."""
+    L, N = outcomes.shape[0] - 1, outcomes.shape[1]
+    if affine:
+        return np.concatenate([(outcomes[:L] * hold[:, :N]).sum(axis=0),
+                               (outcomes[:L] * hold[:, N:]).sum(axis=0) + outcomes[L]])
+    return (outcomes[:L] * hold).sum(axis=0)
+
+
+# ---------------------------------------------------------------------------------------
 # policies for exact evaluation
 
 
@@ -541,6 +711,12 @@ class TurnPolicy:
     def decide(self, chain: DiceChain, seat: int, i: np.ndarray, j: np.ndarray, b: int) -> np.ndarray:
         raise NotImplementedError
 
+    def signature(self, chain: DiceChain, seat: int, i: np.ndarray, j: np.ndarray, b: int) -> np.ndarray:
+        """``(K, N)``: two positions whose columns are equal take the same decisions with ``b``
+        turn brains (how an evaluation finds the turns it has already followed).  By default the
+        decisions themselves; a policy that reads a few features of the position says which."""
+        return np.asarray(self.decide(chain, seat, i, j, b), np.float64)
+
 
 class ScorePolicy(TurnPolicy):
     """A policy ``policy(p, i, j, b, s)`` over the AYZD position (``p`` = 1 or 2, ``s`` the
@@ -552,10 +728,12 @@ class ScorePolicy(TurnPolicy):
         self.name = name or getattr(policy, "__name__", "policy")
 
     def decide(self, chain, seat, i, j, b):
-        shape = (3, len(i))
+        return self.signature(chain, seat, i, j, b)[np.minimum(chain.shotguns, 2)]
+
+    def signature(self, chain, seat, i, j, b):
+        """The decisions by shotguns set aside, ``(3, N)``."""
         args = (np.full(len(i), seat + 1), np.asarray(i), np.asarray(j), np.full(len(i), b), np.arange(3)[:, None])
-        by_shotguns = query_policy(self.policy, args, shape, "(p, i, j, b, s)")
-        return by_shotguns[np.minimum(chain.shotguns, 2)]
+        return np.asarray(query_policy(self.policy, args, (3, len(i)), "(p, i, j, b, s)"), np.float64)
 
 
 class RollUntilShotguns(TurnPolicy):
@@ -567,6 +745,9 @@ class RollUntilShotguns(TurnPolicy):
 
     def decide(self, chain, seat, i, j, b):
         return np.broadcast_to((chain.shotguns < self.shotguns).astype(float)[:, None], (chain.size, len(i)))
+
+    def signature(self, chain, seat, i, j, b):
+        return np.zeros((1, len(i)))  # the same decisions in every position
 
     def __call__(self, p, i, j, b, s):
         """The same policy over ``(p, i, j, b, s)`` (for :class:`~dice_envs.agents.jeopardy_agents.PolicyAgent`)."""
@@ -583,6 +764,9 @@ class DicePolicy(TurnPolicy):
 
     def decide(self, chain, seat, i, j, b):
         return np.broadcast_to(self.roll[min(b, len(self.roll) - 1)][:, None], (chain.size, len(i)))
+
+    def signature(self, chain, seat, i, j, b):
+        return np.zeros((1, len(i)))  # the same decisions in every position
 
 
 class ObservationPolicy(TurnPolicy):
@@ -715,6 +899,13 @@ class TablePolicy(TurnPolicy):
                 out[:, n] = sol.row(sol.offset[seat, i[n], j[n]] + b)
         return out
 
+    def signature(self, chain, seat, i, j, b):
+        """The stored row of each position's decisions (-1: hold everywhere)."""
+        sol = self.solution
+        top = sol.score_cap - 1
+        i, j = np.minimum(i, top), np.minimum(j, top)
+        return np.where(b < sol.layers[seat, i, j], sol.offset[seat, i, j] + b, -1)[None, :].astype(np.float64)
+
     def by_score(self, t: int, k: int) -> np.ndarray:
         """Decisions of player 2 in the last round at ``k`` brains against ``t`` (``(D, 1)``)."""
         sol = self.solution
@@ -818,7 +1009,11 @@ class Solution:
         return self.offset.tolist()
 
     def as_policy(self) -> TablePolicy:
-        return TablePolicy(self)
+        """The optimum as a :class:`TablePolicy` (one per solution, so that evaluations sharing a
+        :class:`TurnOutcomes` share its turns)."""
+        if self.__dict__.get("_policy") is None:
+            self.__dict__["_policy"] = TablePolicy(self)
+        return self.__dict__["_policy"]
 
     def value(self, state: ZombieDiceState) -> float:
         """The mover's win probability under optimal play in a rules-core state (recomputed
@@ -904,12 +1099,13 @@ def _affine_hold(values: np.ndarray, passes: np.ndarray) -> np.ndarray:
     return np.concatenate([np.where(passes, 0.0, values), passes.astype(float)], axis=1)
 
 
-def _solve_batch_pair(grid: _Grid, batch0, batch1, decide0=None, decide1=None, max_iterations: int = 100):
+def _solve_batch_pair(grid: _Grid, batch0, batch1, outcomes0=None, outcomes1=None, max_iterations: int = 100):
     """Solve two coupled batches: position ``n`` of one passes the turn to position ``n`` of the
     other (a bust, or a hold with nothing), the unknown of the pair.
 
     Each batch is ``(hold_values (L, N), passes (L, N), forced (L, N), x_guess (N,))``.  With
-    ``decide0``/``decide1`` the decisions are followed (one pass each).  Else policy iteration,
+    ``outcomes0``/``outcomes1`` (:func:`_turn_outcomes` of fixed policies) their values are
+    exact at once, and ``Q0``/``Q1`` are None.  Else policy iteration,
     pair by pair (:func:`dice_envs.agents.jeopardy_solver.solve_pairs`): choose greedily at the
     guessed pass values, solve the pair's two affine equations exactly, and stop when every
     decision is greedy with respect to its own exact values; only the positions whose
@@ -919,12 +1115,11 @@ def _solve_batch_pair(grid: _Grid, batch0, batch1, decide0=None, decide1=None, m
     h = (_affine_hold(batch0[0], batch0[1]), _affine_hold(batch1[0], batch1[1]))
     forced = (batch0[2], batch1[2])
     N = forced[0].shape[1]
-    if decide0 is not None:
+    if outcomes0 is not None:
         grid.iterations += 1
-        _, Q0, F0, _ = _backward(chain, h[0], forced[0], batch0[3], True, decide0)
-        _, Q1, F1, _ = _backward(chain, h[1], forced[1], batch1[3], True, decide1)
-        S0, S1 = _pair_values(F0[0, :N], F0[0, N:], F1[0, :N], F1[0, N:])
-        return S0, S1, Q0, Q1
+        F0, F1 = _expected_hold(outcomes0, h[0], True), _expected_hold(outcomes1, h[1], True)
+        S0, S1 = _pair_values(F0[:N], F0[N:], F1[:N], F1[N:])
+        return S0, S1, None, None
     x = [batch0[3].astype(float).copy(), batch1[3].astype(float).copy()]
     a = [np.zeros(N), np.zeros(N)]
     c = [np.zeros(N), np.zeros(N)]
@@ -954,7 +1149,7 @@ def _solve_batch_pair(grid: _Grid, batch0, batch1, decide0=None, decide1=None, m
     raise RuntimeError(f"policy iteration did not settle in {max_iterations} iterations")
 
 
-def _tie_batches(grid: _Grid, t: int):
+def _tie_batches(grid: _Grid, t: int, stop_when_won: bool = True):
     """The tiebreak pair at ``t >= goal``: ``(0, t, t)`` and ``(1, t, t)``."""
     M, start = grid.M, grid.start
     top = M - 1
@@ -966,20 +1161,42 @@ def _tie_batches(grid: _Grid, t: int):
     values0 = np.where(k > t, 1.0 - start[1, t, k], 0.0)[:, None]
     passes0 = (k == t)[:, None]
     forced0 = (b >= f0)[:, None]
-    # (1, t, t): any brain wins (stop_when_won), unless at the cap.
+    # (1, t, t): holding with any brain wins, unless at the cap; stop_when_won holds there.
     f1 = 1 if t < top else 0
-    L1 = 2
-    values1 = np.array([[0.0], [1.0 if t < top else 0.0]])
-    passes1 = np.array([[True], [t >= top]])
-    forced1 = (np.arange(L1) >= f1)[:, None]
+    if not stop_when_won and t < top:
+        f1 += _past_the_win(grid)
+    L1 = max(f1 + 1, 2)
+    b = np.arange(L1)
+    k = np.minimum(t + b, top)
+    values1 = np.where(k > t, 1.0, 0.0)[:, None]
+    passes1 = (k == t)[:, None]
+    forced1 = (b >= f1)[:, None]
     guess = np.array([0.5])
     return (values0, passes0, forced0, guess), (values1, passes1, forced1, guess), f0, f1
 
 
-def _last_round_batch(grid: _Grid, t: int, tau: float):
+def _past_the_win(grid: _Grid) -> int:
+    """How many brains past a win a player 2 who rolls on (``stop_when_won=False``) may gain
+    before the turn holds: as far as the grid reaches past the goal, ``M - 1 - goal``.  Scores
+    are unbounded; this is where the model cuts such a turn short, as the score cap does every
+    other (below the goal it is the cap itself).  Measured on a shorter reach, the
+    Differences hardly move (see the tests)."""
+    return grid.M - 1 - grid.goal
+
+
+def _last_round_limit(grid: _Grid, t: int, stop_when_won: bool) -> int:
+    """The banked score at which player 2's last turn against ``t >= goal`` ends by holding: one
+    more than ``t`` (a win) with ``stop_when_won``, else the score cap's ``M - 1`` (the solve, and
+    the optimum's turns, which hold once they win; a policy's own turns under the letter of
+    the rules end :func:`_past_the_win` brains past the win, :func:`_last_round_by_position`)."""
+    top = grid.M - 1
+    return t + 1 if stop_when_won and t < top else top
+
+
+def _last_round_batch(grid: _Grid, t: int, tau: float, stop_when_won: bool = True):
     """Player 2's last turn against ``t >= goal``, indexed by the banked score ``k`` (all ``i``)."""
     top = grid.M - 1
-    f = t + 1 if t < top else top
+    f = _last_round_limit(grid, t, stop_when_won)
     L = f + 1
     k = np.arange(L)
     hold = np.where(k < t, 0.0, np.where(k == t, tau, 1.0))
@@ -988,7 +1205,7 @@ def _last_round_batch(grid: _Grid, t: int, tau: float):
     return hold[:, None], (k >= f)[:, None], f
 
 
-def _ab_batches(grid: _Grid, sigma: int):
+def _ab_batches(grid: _Grid, sigma: int, stop_when_won: bool = True):
     """Below the goal: positions ``(0, i, j)`` and their partners ``(1, j, i)`` with ``i + j = sigma``."""
     goal, M, start = grid.goal, grid.M, grid.start
     top = M - 1
@@ -1002,8 +1219,9 @@ def _ab_batches(grid: _Grid, sigma: int):
     values0 = 1.0 - start[1, j[None, :], k0]
     passes0 = np.broadcast_to(b == 0, values0.shape)
     forced0 = b >= f0[None, :]
-    # Seat 1 at (j, i): holding k < goal leaves (0, i, k); k >= goal (> i) wins.
-    f1 = goal - j
+    # Seat 1 at (j, i): holding k < goal leaves (0, i, k); k >= goal (> i) wins, and ends the
+    # turn with stop_when_won (else the cap does).
+    f1 = goal - j if stop_when_won else top - j
     L1 = int(f1.max()) + 1
     b1 = np.arange(L1)[:, None]
     k1 = j[None, :] + b1
@@ -1018,46 +1236,48 @@ def _ab_batches(grid: _Grid, sigma: int):
 
 
 def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = None, keep: bool = True,
-         progress: Optional[Callable[[str, float], None]] = None) -> _Grid:
-    """Solve (``policies`` None) or evaluate the whole grid."""
+         progress: Optional[Callable[[str, float], None]] = None, stop_when_won: bool = True,
+         outcomes: Optional[TurnOutcomes] = None) -> _Grid:
+    """Solve (``policies`` None) or evaluate the whole grid; ``stop_when_won=False`` lets a
+    player 2 who would win by holding roll on (the letter of the rules).  An evaluation reads
+    each policy's turn outcomes from ``outcomes`` (shared between evaluations; default: its own)."""
     chain = dice_chain(VARIANT)
     grid = _Grid(chain, goal, M, keep and policies is None)
     top = M - 1
     timings = {"last round and tiebreaks": 0.0, "below the goal": 0.0}
     t_start = time.perf_counter()
+    if policies is not None and outcomes is None:
+        outcomes = TurnOutcomes(chain)
 
-    def deciders(seat, i, j):
-        if policies is None:
-            return None
-        pol = policies[seat]
-        i, j = np.atleast_1d(i), np.atleast_1d(j)
-        return lambda b: pol.decide(chain, seat, i, j, b)
+    def ends(seat, i, j, forced):
+        """The turn outcomes of seat ``seat``'s policy at ``(seat, i, j)`` (None when solving)."""
+        return None if policies is None else outcomes(policies[seat], seat, i, j, forced)
 
     # 1. The last round and the tiebreaks, from the top of the grid down.
     for t in range(top, goal - 1, -1):
-        batch0, batch1, f0, f1 = _tie_batches(grid, t)
-        S0, S1, Q0, Q1 = _solve_batch_pair(grid, batch0, batch1, deciders(0, t, t), deciders(1, t, t))
+        batch0, batch1, f0, f1 = _tie_batches(grid, t, stop_when_won)
+        S0, S1, Q0, Q1 = _solve_batch_pair(grid, batch0, batch1, ends(0, t, t, batch0[2]), ends(1, t, t, batch1[2]))
         grid.start[0, t, t], grid.start[1, t, t] = S0[0], S1[0]
-        grid.offset[0, t, t], grid.layers[0, t, t] = grid.add_block(Q0[:f0, :, 0] > 0.5), f0
-        grid.offset[1, t, t], grid.layers[1, t, t] = grid.add_block(Q1[:f1, :, 0] > 0.5), f1
+        if policies is None:
+            grid.offset[0, t, t], grid.layers[0, t, t] = grid.add_block(Q0[:f0, :, 0]), f0
+            grid.offset[1, t, t], grid.layers[1, t, t] = grid.add_block(Q1[:f1, :, 0]), f1
         grid.states += grid.count(f0) + grid.count(f1)
         grid.positions += 2 + t
         tau = 1.0 - S0[0]
         # Player 2's last turn (1, i, t), i < t: bust or hold below t loses, t ties, above wins.
-        hold, forced, f = _last_round_batch(grid, t, tau)
-        second = None if policies is None else policies[1]
-        table = (isinstance(second, TablePolicy) and second.solution.goal == goal
-                 and second.solution.score_cap == M)
-        if policies is None or table:
-            decide = None if policies is None else (lambda kk, t=t: second.by_score(t, kk))
-            _, Q, F, _ = _backward(chain, hold, forced, np.zeros(1), False, decide)
+        hold, forced, f = _last_round_batch(grid, t, tau, stop_when_won)
+        if policies is None:
+            _, Q, F, _ = _backward(chain, hold, forced, np.zeros(1), False)
             grid.start[1, :t, t] = F[:t, 0]
-            first = grid.add_block(Q[:f, :, 0] > 0.5)
+            first = grid.add_block(Q[:f, :, 0])
             i = np.arange(t)
             grid.offset[1, i, t] = first + i
             grid.layers[1, i, t] = f - i
+        elif _is_table(policies[1], goal, M):  # decisions by banked score: every i in one pass
+            win, tie = outcomes.last_round(policies[1], grid, t, stop_when_won)
+            grid.start[1, :t, t] = win + tau * tie
         else:
-            _last_round_by_position(grid, t, tau, deciders)
+            _last_round_by_position(grid, t, tau, lambda i, forced: ends(1, i, t, forced), stop_when_won)
         grid.states += sum(grid.count(f - i) for i in range(t))
     timings["last round and tiebreaks"] = time.perf_counter() - t_start
     if progress:
@@ -1065,14 +1285,15 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
     # 2. Below the goal, by decreasing total score.
     t1 = time.perf_counter()
     for sigma in range(2 * (goal - 1), -1, -1):
-        i, j, batch0, batch1, f0, f1 = _ab_batches(grid, sigma)
-        S0, S1, Q0, Q1 = _solve_batch_pair(grid, batch0, batch1, deciders(0, i, j), deciders(1, j, i))
+        i, j, batch0, batch1, f0, f1 = _ab_batches(grid, sigma, stop_when_won)
+        S0, S1, Q0, Q1 = _solve_batch_pair(grid, batch0, batch1, ends(0, i, j, batch0[2]), ends(1, j, i, batch1[2]))
         grid.start[0, i, j], grid.start[1, j, i] = S0, S1
         for n in range(len(i)):
-            grid.offset[0, i[n], j[n]] = grid.add_block(Q0[: f0[n], :, n] > 0.5)
-            grid.layers[0, i[n], j[n]] = f0[n]
-            grid.offset[1, j[n], i[n]] = grid.add_block(Q1[: f1[n], :, n] > 0.5)
-            grid.layers[1, j[n], i[n]] = f1[n]
+            if policies is None:
+                grid.offset[0, i[n], j[n]] = grid.add_block(Q0[: f0[n], :, n])
+                grid.layers[0, i[n], j[n]] = f0[n]
+                grid.offset[1, j[n], i[n]] = grid.add_block(Q1[: f1[n], :, n])
+                grid.layers[1, j[n], i[n]] = f1[n]
             grid.states += grid.count(f0[n]) + grid.count(f1[n])
             grid.positions += 2
     timings["below the goal"] = time.perf_counter() - t1
@@ -1080,22 +1301,28 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
     return grid
 
 
-def _last_round_by_position(grid: _Grid, t: int, tau: float, deciders, chunk: int = 8):
-    """Evaluation of a policy that is not a function of the banked score in player 2's last
-    turn: positions ``(1, i, t)``, ``i < t``, batched by ``chunk`` (non-affine: a bust loses)."""
-    chain, top = grid.chain, grid.M - 1
-    limit = t + 1 if t < top else top  # banked score at which the mover holds
+def _is_table(policy: "TurnPolicy", goal: int, M: int) -> bool:
+    """Whether ``policy`` is the solved optimum of this grid (its decisions in the last round
+    depend on the banked score only)."""
+    return isinstance(policy, TablePolicy) and policy.solution.goal == goal and policy.solution.score_cap == M
+
+
+def _last_round_by_position(grid: _Grid, t: int, tau: float, ends, stop_when_won: bool = True, chunk: int = 16):
+    """Evaluation of player 2's last turn, positions ``(1, i, t)``, ``i < t`` (a bust loses),
+    from ``ends(i, forced)``, the turn outcomes of player 2's policy, ``chunk`` positions at a time."""
+    top = grid.M - 1
+    limit = _last_round_limit(grid, t, True)  # banked score at which the mover holds (a win, or the cap)
+    if not stop_when_won and t < top:
+        limit += _past_the_win(grid)
     for lo in range(0, t, chunk):
         i = np.arange(lo, min(lo + chunk, t))
         f = limit - i
-        L = int(f.max()) + 1
-        b = np.arange(L)[:, None]
+        b = np.arange(int(f.max()) + 1)[:, None]
         k = np.minimum(i[None, :] + b, top)
         hold = np.where(k < t, 0.0, np.where(k == t, tau, 1.0))
         if t >= top:
             hold = np.where(k < top, 0.0, tau)
-        _, _, F, _ = _backward(chain, hold, b >= f[None, :], np.zeros(len(i)), False, deciders(1, i, np.full(len(i), t)))
-        grid.start[1, i, t] = F[0]
+        grid.start[1, i, t] = _expected_hold(ends(i, b >= f[None, :]), hold, False)
 
 
 def _peak_memory() -> int:
@@ -1137,20 +1364,27 @@ def solve(goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None,
                     int(grid.states), _peak_memory(), timings, int(grid.iterations), int(grid.positions))
 
 
-def evaluate(first: TurnPolicy, second: TurnPolicy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None) -> float:
-    """Exact probability that ``first`` (moving first in every round) beats ``second``."""
-    check_int("goal", goal, 1)
-    M = check_score_cap(score_cap, goal)
-    grid = _run(goal, M, (_as_turn_policy(first), _as_turn_policy(second)), keep=False)
-    return float(grid.start[0, 0, 0])
+def evaluate(first: TurnPolicy, second: TurnPolicy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None,
+             stop_when_won: bool = True, outcomes: Optional[TurnOutcomes] = None) -> float:
+    """Exact probability that ``first`` (moving first in every round) beats ``second``.
+
+    ``stop_when_won`` (default) is the environment's default ending: a player 2 who would win
+    by holding holds.  ``False`` is the letter of the rules: that player's policy decides, and
+    may roll on and bust.  The optimum is the same under both (holding wins, and every roll
+    can bust), so one :func:`solve` serves both.  ``outcomes`` shares the policies' turn
+    outcomes with other evaluations (as :func:`differences` does)."""
+    return float(evaluate_grid(first, second, goal, score_cap, stop_when_won, outcomes)[0, 0, 0])
 
 
 def evaluate_grid(first: TurnPolicy, second: TurnPolicy, goal: int = DEFAULT_GOAL,
-                  score_cap: Optional[int] = None) -> np.ndarray:
+                  score_cap: Optional[int] = None, stop_when_won: bool = True,
+                  outcomes: Optional[TurnOutcomes] = None) -> np.ndarray:
     """The ``(2, M, M)`` turn-start win probabilities of the mover when ``first`` plays seat 0
-    and ``second`` seat 1."""
+    and ``second`` seat 1 (``stop_when_won`` and ``outcomes`` as in :func:`evaluate`)."""
+    check_int("goal", goal, 1)
     M = check_score_cap(score_cap, goal)
-    return _run(goal, M, (_as_turn_policy(first), _as_turn_policy(second)), keep=False).start
+    policies = (_as_turn_policy(first), _as_turn_policy(second))
+    return _run(goal, M, policies, keep=False, stop_when_won=bool(stop_when_won), outcomes=outcomes).start
 
 
 def _as_turn_policy(policy) -> TurnPolicy:
@@ -1163,10 +1397,14 @@ def _as_turn_policy(policy) -> TurnPolicy:
     raise ValueError(f"a policy must be a TurnPolicy, a Solution or a policy(p, i, j, b, s), got {policy!r}")
 
 
-def head_to_head(candidate, reference, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None) -> HeadToHead:
-    """Exact head-to-head of ``candidate`` against ``reference`` from both seats (the Difference)."""
-    first = evaluate(candidate, reference, goal, score_cap)
-    second = 1.0 - evaluate(reference, candidate, goal, score_cap)
+def head_to_head(candidate, reference, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None,
+                 stop_when_won: bool = True, outcomes: Optional[TurnOutcomes] = None) -> HeadToHead:
+    """Exact head-to-head of ``candidate`` against ``reference`` from both seats (the Difference;
+    ``stop_when_won`` and ``outcomes`` as in :func:`evaluate`)."""
+    candidate, reference = _as_turn_policy(candidate), _as_turn_policy(reference)
+    outcomes = TurnOutcomes(dice_chain(VARIANT)) if outcomes is None else outcomes
+    first = evaluate(candidate, reference, goal, score_cap, stop_when_won, outcomes)
+    second = 1.0 - evaluate(reference, candidate, goal, score_cap, stop_when_won, outcomes)
     return HeadToHead(first, second)
 
 
@@ -1284,15 +1522,20 @@ def standard_policies(goal: int = DEFAULT_GOAL) -> Dict[str, TurnPolicy]:
 
 
 def differences(solution: Solution, policies: Optional[Dict[str, TurnPolicy]] = None,
-                progress: Optional[Callable[[str, float], None]] = None) -> Dict[str, dict]:
+                progress: Optional[Callable[[str, float], None]] = None, stop_when_won: bool = True,
+                outcomes: Optional[TurnOutcomes] = None) -> Dict[str, dict]:
     """Exact head-to-head of each policy (default :func:`standard_policies`) against the
-    solved optimum from both seats: ``win_as_first``, ``win_as_second``, ``difference``."""
+    solved optimum from both seats: ``win_as_first``, ``win_as_second``, ``difference``
+    (``stop_when_won`` as in :func:`evaluate`).  The evaluations share the turn outcomes (pass
+    ``outcomes`` to share them with another call, e.g. under the other reading)."""
     policies = standard_policies(solution.goal) if policies is None else policies
     optimal = solution.as_policy()
+    outcomes = TurnOutcomes(solution.chain) if outcomes is None else outcomes
     out = {}
     for name, policy in policies.items():
         t0 = time.perf_counter()
-        out[name] = head_to_head(policy, optimal, solution.goal, solution.score_cap).as_dict()
+        out[name] = head_to_head(policy, optimal, solution.goal, solution.score_cap, stop_when_won,
+                                 outcomes).as_dict()
         if progress:
             progress(name, time.perf_counter() - t0)
     return out
@@ -1300,24 +1543,27 @@ def differences(solution: Solution, policies: Optional[Dict[str, TurnPolicy]] = 
 
 #: The human-playable policies whose Differences on the full game are :func:`exact_score`'s references.
 REFERENCE_POLICIES = ("fixed_hold_at", "minh", "llano", "neller")
-_REFERENCES: Dict[tuple, Dict[str, float]] = {}
+_REFERENCES: Dict[Tuple[int, int, bool], Dict[str, float]] = {}
 
 
-def human_differences(goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None) -> Dict[str, float]:
+def human_differences(goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None,
+                      stop_when_won: bool = True) -> Dict[str, float]:
     """The exact Differences against the optimum of the four human-playable policies read on the
     full game (:data:`REFERENCE_POLICIES`, as in :func:`differences`), computed once per process
-    and ``(goal, score_cap)`` (about 1 minute at goal 13)."""
+    and ``(goal, score_cap, stop_when_won)`` (about 1 minute at goal 13)."""
     from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
 
     M = check_score_cap(score_cap, goal)
-    if (goal, M) not in _REFERENCES:
+    key = (goal, M, bool(stop_when_won))
+    if key not in _REFERENCES:
         policies = {name: ScorePolicy(partial(HUMAN_POLICIES[name], goal=goal), name) for name in REFERENCE_POLICIES}
-        found = differences(solved(goal, M), policies)
-        _REFERENCES[goal, M] = {name: found[name]["difference"] for name in REFERENCE_POLICIES}
-    return dict(_REFERENCES[goal, M])
+        found = differences(solved(goal, M), policies, stop_when_won=stop_when_won)
+        _REFERENCES[key] = {name: found[name]["difference"] for name in REFERENCE_POLICIES}
+    return dict(_REFERENCES[key])
 
 
-def exact_score(policy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None, references: bool = True) -> dict:
+def exact_score(policy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None, references: bool = True,
+                stop_when_won: bool = True) -> dict:
     """Exact head-to-head of ``policy`` against the solved optimum, from both seats.
 
     ``policy`` is a function of the environment's observations, ``fn(obs) -> roll
@@ -1325,7 +1571,8 @@ def exact_score(policy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = Non
     (:class:`ObservationPolicy`: how a network trained on ``dice_envs/ZombieDice-v0`` with the
     official dice is scored; a network trained on ``observation="scaled"`` scales them first with
     :meth:`dice_envs.zombie_dice.ZombieDiceGame.scaled_observation`), or any :class:`TurnPolicy`.
-    The optimum is :func:`solved` at ``goal`` and ``score_cap`` (default :func:`default_score_cap`).
+    The optimum is :func:`solved` at ``goal`` and ``score_cap`` (default :func:`default_score_cap`);
+    ``stop_when_won`` as in :func:`evaluate`.
 
     Returns ``win_as_first``, ``win_as_second``, ``difference`` (``2 (w - 1/2)`` for the
     seat-averaged win probability ``w``) and, with ``references``, ``references`` (the
@@ -1336,9 +1583,9 @@ def exact_score(policy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = Non
     check_int("goal", goal, 1)
     M = check_score_cap(score_cap, goal)
     candidate = policy if isinstance(policy, TurnPolicy) else ObservationPolicy(policy, goal, "learned")
-    result = head_to_head(candidate, solved(goal, M).as_policy(), goal, M).as_dict()
+    result = head_to_head(candidate, solved(goal, M).as_policy(), goal, M, stop_when_won).as_dict()
     if references:
-        result["references"] = human_differences(goal, M)
+        result["references"] = human_differences(goal, M, stop_when_won)
         result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in result["references"].items()}
     return result
 
@@ -1426,7 +1673,8 @@ def store_cached(solution: Solution, cache_dir: str) -> Optional[str]:
     return solver_cache.store(solver_cache.cache_path("zombie_dice", key, cache_dir), arrays, meta)
 
 
-def load_cached(goal: int, score_cap: int, cache_dir: str, verify: bool = False) -> Optional[Solution]:
+def load_cached(goal: int, score_cap: int, cache_dir: str, verify: bool = False,
+                outcomes: Optional[TurnOutcomes] = None) -> Optional[Solution]:
     """The cached solution, or None if missing, stale or damaged.
 
     Trusted only if its metadata matches (solver version, game, goal, cap, dice states), the
@@ -1434,7 +1682,7 @@ def load_cached(goal: int, score_cap: int, cache_dir: str, verify: bool = False)
     were written, the decision rows are consistent (every position's rows inside the bit
     array), and the stored first-player win is the stored start value.  With ``verify`` the
     stored policy is also evaluated exactly against itself (seconds) and must reproduce every
-    stored turn-start value to 1e-9.
+    stored turn-start value to 1e-9 (its turns kept in ``outcomes``, for the evaluations that follow).
     """
     key = _cache_key(goal, score_cap)
     found = solver_cache.load(solver_cache.cache_path("zombie_dice", key, cache_dir))
@@ -1464,7 +1712,7 @@ def load_cached(goal: int, score_cap: int, cache_dir: str, verify: bool = False)
                             {k: float(v) for k, v in meta["timings"].items()}, int(meta["iterations"]),
                             int(meta["positions"]), cached=True)
         if verify:
-            again = evaluate_grid(solution.as_policy(), solution.as_policy(), goal, M)
+            again = evaluate_grid(solution.as_policy(), solution.as_policy(), goal, M, outcomes=outcomes)
             both = ~np.isnan(start)
             if not np.all(np.abs(again[both] - start[both]) < 1e-9):
                 return None
@@ -1474,17 +1722,17 @@ def load_cached(goal: int, score_cap: int, cache_dir: str, verify: bool = False)
 
 
 def solved(goal: int = DEFAULT_GOAL, score_cap: Optional[int] = None, cache_dir: Optional[str] = None,
-           verify: bool = False, progress=None) -> Solution:
+           verify: bool = False, progress=None, outcomes: Optional[TurnOutcomes] = None) -> Solution:
     """The solution, from the on-disk cache (``cache_dir``, default
-    :func:`dice_envs.agents.solver_cache.default_cache_dir`) or solved and cached there;
-    also kept in memory for the process."""
+    :func:`dice_envs.agents.solver_cache.default_cache_dir`; ``verify`` and ``outcomes`` as in
+    :func:`load_cached`) or solved and cached there; also kept in memory for the process."""
     M = check_score_cap(score_cap, goal)
     cache_dir = cache_dir or solver_cache.default_cache_dir()
     key = (goal, M, cache_dir)
     hit = _MEMORY.get(key)
     if hit is not None:
         return hit
-    solution = load_cached(goal, M, cache_dir, verify=verify)
+    solution = load_cached(goal, M, cache_dir, verify=verify, outcomes=outcomes)
     if solution is None:
         solution = solve(goal, M, progress=progress)
         store_cached(solution, cache_dir)

@@ -90,7 +90,11 @@ def test_official_zombie_dice_agent_over_observations():
     builtin = score("zombie-dice", "roll_until_2_shotguns", **small)
     assert as_function["seats"] == pytest.approx(builtin["seats"], abs=1e-12)
     assert builtin["gap"] < 0 and set(builtin["references"]) == {"fixed_hold_at", "minh", "llano", "neller"}
-    assert as_function["config"] == small and set(builtin) == SHAPE
+    assert as_function["config"] == {**small, "stop_when_won": True} and set(builtin) == SHAPE
+    # The rules as written: a player 2 who could win by holding may roll on (and bust).
+    written = score("zombie-dice", FunctionAgent(official_roll_until_2_shotguns), stop_when_won=False, **small)
+    assert written["config"] == {**small, "stop_when_won": False}
+    assert written["gap"] < as_function["gap"]  # rolling until 2 shotguns rolls on past a win
 
 
 @pytest.mark.parametrize("answer, message", [

@@ -456,10 +456,137 @@ def test_cli_solve_zombie_dice_json(cache, capsys, monkeypatch, tiny):
     assert set(report["turn"]) >= {"roll_until_1_shotgun", "roll_until_2_shotguns"}
     for row in report["turn"].values():
         assert set(row) == {"expected_brains", "bust"}
+    assert report["stop_when_won"] is True
+    for name in zds.REFERENCE_POLICIES:  # the human-playable policies under both readings
+        row = report["policies"][name]
+        assert row["difference_stop_when_won"] == row["difference"]
+        assert row["difference_official_ending"] <= row["difference"] + 1e-12, name
+    assert set(report["best_human_policy"]) == {"stop_when_won", "official_ending"}
+    assert main(command + ["--official-ending"]) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert written["stop_when_won"] is False and written["first_player_win"] == first
+    for name in zds.REFERENCE_POLICIES:
+        assert written["policies"][name]["difference"] == pytest.approx(
+            report["policies"][name]["difference_official_ending"], abs=1e-13)
+    assert written["best_human_policy"] == report["best_human_policy"]
     monkeypatch.setattr(zds, "_MEMORY", {})  # a new process: the solution comes from the disk cache
     assert main(command) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["cached"] is True and again["first_player_win"] == first
+
+
+# ---------------------------------------------------------------------------------------
+# the rules as written (stop_when_won=False), and how an evaluation follows a turn
+
+
+def test_turn_outcomes_are_the_backward_pass(small):
+    """The forward pass (how turns end, shared between evaluations) gives the backward pass's
+    values for any hold values, in every kind of position: policies over scores, mixed,
+    over dice states, the optimum; turns that end at different layers (one at the first)."""
+    chain = zds.dice_chain()
+    rng = np.random.default_rng(7)
+    policies = [zds.standard_policies(4)["neller"], zds.standard_policies(4)["random"],
+                zds.max_expected_brains_policy(), small.as_policy()]
+    i, j = np.array([0, 1, 3, 2, 3]), np.array([0, 2, 1, 3, 3])
+    f = np.array([9, 0, 4, 7, 2])
+    L, N = int(f.max()) + 1, len(f)
+    forced = np.arange(L)[:, None] >= f[None, :]
+    for seat in (0, 1):
+        for policy in policies:
+            hold = rng.random((L, 2 * N))  # [const | coef], the same from each column's end on (as in _run)
+            for part in (hold[:, :N], hold[:, N:]):
+                part[forced] = np.broadcast_to(part[f, np.arange(N)], (L, N))[forced]
+            decide = lambda b: policy.decide(chain, seat, i, j, b)  # noqa: E731
+            _, _, backward, _ = zds._backward(chain, hold, forced, np.zeros(len(i)), True, decide)
+            outcomes = zds._turn_outcomes(chain, forced, decide)
+            assert outcomes.sum(axis=0) == pytest.approx(np.ones(len(i)), abs=1e-13)
+            np.testing.assert_allclose(zds._expected_hold(outcomes, hold, True), backward[0], rtol=0, atol=1e-13)
+
+
+def test_shared_turns_change_nothing(tiny):
+    """Evaluations that share their turns (TurnOutcomes) give the values of separate ones."""
+    goal, cap = tiny.goal, tiny.score_cap
+    shared = zds.TurnOutcomes(zds.dice_chain())
+    policies = zds.standard_policies(goal)
+    for name in ("minh", "roll_until_2_shotguns", "random"):
+        for stop_when_won in (True, False):
+            optimal = tiny.as_policy()
+            alone = zds.head_to_head(policies[name], optimal, goal, cap, stop_when_won).as_dict()
+            together = zds.head_to_head(policies[name], optimal, goal, cap, stop_when_won, shared).as_dict()
+            assert together == pytest.approx(alone, abs=1e-14), (name, stop_when_won)
+    assert 0 < shared.passes
+
+
+def test_the_optimum_is_the_same_under_the_rules_as_written(small):
+    """A player 2 who could win by holding gains nothing by rolling on (every roll can bust), so
+    solving under the letter of the rules gives the same values."""
+    written = zds._run(small.goal, small.score_cap, None, keep=False, stop_when_won=False).start
+    assert np.array_equal(np.isnan(written), np.isnan(small.start))
+    played = ~np.isnan(small.start)
+    np.testing.assert_allclose(written[played], small.start[played], rtol=0, atol=1e-13)
+
+
+def batched_play(solution, policy, stop_when_won: bool, games: int, seed: int) -> float:
+    """Player 2's win rate in ``games`` games of the batched environment: the optimum moves
+    first, ``policy(p, i, j, b, s)`` second."""
+    from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
+
+    game = ZombieDiceGame(2, "official", solution.goal, stop_when_won=stop_when_won)
+    batch = ZombieDiceBatch(games, game=game)
+    rng = np.random.default_rng(seed)
+    batch.reset(rng)
+    second, first = BatchedPolicyAgent(policy), zds.BatchedOptimalOpponent(solution)
+    for _ in range(100_000):
+        rows = np.flatnonzero(~batch.done)
+        if not len(rows):
+            break
+        mover = batch.current_player(rows)
+        actions = np.empty(len(rows), np.int64)
+        for seat, agent in ((0, first), (1, second)):
+            if (mover == seat).any():
+                actions[mover == seat] = agent(batch, rows[mover == seat], rng)
+        batch.step(actions, rng, where=rows)
+    assert batch.done.all()
+    return float(np.mean(batch.state["winner"] == 1))
+
+
+@pytest.mark.parametrize("name", ["fixed_hold_at", "minh"])
+def test_the_rules_as_written_against_play(small, name, games=100_000):
+    """Goal 4: a human-playable policy in the second seat against the optimum, under both
+    readings, 10^5 games of the batched environment each within 4 standard errors of the exact
+    win; the two readings are more than 8 standard errors apart (so the check tells them apart)."""
+    from functools import partial
+
+    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+
+    policy = partial(HUMAN_POLICIES[name], goal=small.goal)
+    exact = {sww: 1.0 - zds.evaluate(small.as_policy(), zds.ScorePolicy(policy), small.goal, small.score_cap, sww)
+             for sww in (True, False)}
+    se = {sww: math.sqrt(p * (1 - p) / games) for sww, p in exact.items()}
+    for seed, sww in enumerate((True, False)):
+        played = batched_play(small, policy, sww, games, seed)
+        assert abs(played - exact[sww]) < 4 * se[sww], (name, sww, played, exact[sww], se[sww])
+    assert exact[True] - exact[False] > 8 * se[False], exact
+
+
+def test_the_reach_past_a_win_hardly_matters(goal3, monkeypatch):
+    """Under the rules as written a player 2 past a win may roll on for as far as the grid
+    reaches past the goal (42 - 1 - 3 = 38 brains at goal 3) before the model makes the turn
+    hold.  Cut to 12 brains, the Differences of the human-playable policies move by about 1e-6;
+    cut to 24, by less than 1e-9: the reach of 38 changes nothing measurable."""
+    policies = zds.standard_policies(3)
+
+    def differences():
+        return {name: zds.head_to_head(policies[name], goal3.as_policy(), 3, goal3.score_cap, False).difference
+                for name in zds.REFERENCE_POLICIES}
+
+    far = differences()
+    assert zds._past_the_win(zds._Grid(zds.dice_chain(), 3, goal3.score_cap, False)) == 38
+    for reach, tolerance in ((12, 1e-5), (24, 1e-9)):
+        monkeypatch.setattr(zds, "_past_the_win", lambda grid, reach=reach: reach)
+        near = differences()
+        for name in zds.REFERENCE_POLICIES:
+            assert abs(far[name] - near[name]) < tolerance, (reach, name, far[name], near[name])
 
 
 @pytest.mark.slow

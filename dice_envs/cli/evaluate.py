@@ -19,15 +19,20 @@ AGENT_HELP = ("a saved model (.zip from Stable-Baselines3, e.g. the training scr
               "policy named here: {names}")
 
 
+def _official_ending(parser, solve: str) -> None:
+    parser.add_argument("--official-ending", dest="stop_when_won", action="store_false", default=None,
+                        help=f"let a player 2 who could win by holding roll on (the rules as written; as for {solve})")
+
+
 def _ayzd(parser) -> None:
     parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
-    parser.add_argument("--official-ending", dest="stop_when_won", action="store_false", default=None,
-                        help="let a player 2 who could win by holding roll on (as for solve ayzd)")
+    _official_ending(parser, "solve ayzd")
 
 
 def _zombie_dice(parser) -> None:
     parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
     parser.add_argument("--score-cap", type=int, default=None, help="grid size (default: goal + 39)")
+    _official_ending(parser, "solve zombie-dice")
 
 
 def _pig(parser) -> None:
