@@ -666,7 +666,6 @@ class TurnOutcomes:
             out[L, n] = known[-1]
         return out
 
-
     def last_round(self, policy: "TablePolicy", grid: "_Grid", t: int, stop_when_won: bool):
         """For the solved optimum as player 2 in the last round against ``t``: ``(win, tie)``,
         ``(t,)`` probabilities for every banked score ``i < t`` (its value is ``win + tau tie``

@@ -64,21 +64,30 @@ vector_environments = {
 }
 
 
+def game_id(gymnasium_name: str) -> str:
+    """The one name of a game, PettingZoo's id, from its Gymnasium name:
+    ``"LiarsDiceMatch-v0"`` -> ``"dice_envs/liars_dice_match-v0"``.  Gymnasium knows every
+    single-agent version under both ids; PettingZoo's registry under this one."""
+    import re
+
+    return "dice_envs/" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", gymnasium_name).lower()
+
+
 def _register_all() -> None:
     for name, module in all_environments.items():
         env_id = "dice_envs/" + name.replace("_v", "-v")
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module.__name__}:env")
     for name, entry_point in single_agent_environments.items():
-        env_id = "dice_envs/" + name
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry_point,
-                               vector_entry_point=vector_environments.get(name))
+        for env_id in ("dice_envs/" + name, game_id(name)):  # Gymnasium's spelling, and PettingZoo's
+            if env_id not in gymnasium.registry:
+                gymnasium.register(env_id, entry_point=entry_point,
+                                   vector_entry_point=vector_environments.get(name))
 
 
 _register_all()
 
 __all__ = [
     "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_match_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
-    "zombie_dice_v0", "__version__",
+    "zombie_dice_v0", "game_id", "__version__",
 ]

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import dice_envs
 from dice_envs.cli import main
 
 
@@ -144,3 +145,16 @@ def test_every_spelling_of_a_game_names_it_on_the_command_line(spelling, game):
     assert parser.parse_args(game_names_in(["solve", spelling], parser)).game == game
     assert canonical_game("not_a_game") == "not-a-game"  # unknown names are left for argparse to refuse
     assert game_names_in(["solve", "not_a_game"], parser)[1] == "not_a_game"
+
+
+@pytest.mark.parametrize("name", sorted(dice_envs.single_agent_environments))
+def test_pettingzoo_s_id_names_the_game_in_gymnasium_too(name):
+    """Issue 26, item 6: one name per game.  PettingZoo's id (``dice_envs/liars_dice-v0``) makes
+    the single-agent version in Gymnasium too, the same class as its CamelCase id."""
+    import gymnasium
+    import pettingzoo
+
+    env_id = dice_envs.game_id(name)
+    assert env_id in pettingzoo.aec_registry
+    assert gymnasium.spec(env_id).entry_point == gymnasium.spec("dice_envs/" + name).entry_point
+    assert gymnasium.spec(env_id).vector_entry_point == gymnasium.spec("dice_envs/" + name).vector_entry_point

@@ -74,6 +74,7 @@ def test_the_wheel_installs_one_top_level_name_and_every_module(wheel):
         for source in folder.rglob("*.py"):
             assert f"{package}/{source.relative_to(folder).as_posix()}" in names, source
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "dice_envs/py.typed" in names  # PEP 561: type checkers read the package's annotations
 
 
 def test_the_installed_wheel_runs_from_outside_the_repository(installed, tmp_path):
