@@ -190,7 +190,7 @@ def test_train_official_dice(tmp_path, capsys):
     assert cli_main(["evaluate", "zombie-dice", str(run_dir / "model.zip"), "--json"]) == 0
     rescored = json.loads(capsys.readouterr().out)
     assert rescored["details"]["difference"] == pytest.approx(report["difference"], abs=1e-12)
-    assert rescored["config"] == {"goal": 2, "score_cap": 4}
+    assert rescored["config"] == {"goal": 2, "score_cap": 4, "stop_when_won": True}
 
 
 @pytest.mark.parametrize("argv,message", [
