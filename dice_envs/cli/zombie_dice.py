@@ -113,7 +113,7 @@ def print_ayzd_table(report: dict) -> None:
 
 
 #: The exact evaluations of ``solve zombie-dice`` (18 under its reading, 8 under the other) take
-#: about this many times the solve's time estimate (measured at goal 13: see README).
+#: about this many times the solve's time estimate (measured at goal 13: docs/games/zombie_dice.md).
 EVALUATIONS_PER_SOLVE = 1.0
 
 #: The two readings of the end of a round, by their report keys.
@@ -145,8 +145,9 @@ def zombie_dice_report(goal: int = 13, score_cap=None, fresh: bool = False, cap_
     else:  # a cached solution is re-evaluated exactly before it is reported (verify)
         solution = zds.solved(goal, cap, verify=True, outcomes=shared)
     t0 = time.perf_counter()
-    policies = zds.differences(solution, stop_when_won=stop_when_won, outcomes=shared)
-    human = {name: zds.standard_policies(goal)[name] for name in zds.REFERENCE_POLICIES}
+    standard = zds.standard_policies(goal)  # the same objects under both readings: their turns are shared
+    policies = zds.differences(solution, standard, stop_when_won=stop_when_won, outcomes=shared)
+    human = {name: standard[name] for name in zds.REFERENCE_POLICIES}
     other = zds.differences(solution, human, stop_when_won=not stop_when_won, outcomes=shared)
     for name in zds.REFERENCE_POLICIES:
         policies[name][f"difference_{READINGS[stop_when_won]}"] = policies[name]["difference"]
