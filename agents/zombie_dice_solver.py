@@ -154,15 +154,6 @@ class _Level:
         end = self.indptr[n]
         return sp.csr_matrix((self.data[:end], self.indices[:end], self.indptr[: n + 1]), shape=(n, self.width))
 
-    @lru_cache(maxsize=None)
-    def pushed(self, n: int) -> Tuple[sp.csr_matrix, np.ndarray]:
-        """The transpose of :meth:`matrix` ``(n)`` for the forward pass, restricted to the columns
-        it reaches: ``(T, columns)``, ``T`` of shape ``(len(columns), n)``."""
-        m = self.matrix(n)
-        columns = np.unique(m.indices)
-        narrow = sp.csr_matrix((m.data, np.searchsorted(columns, m.indices), m.indptr), shape=(n, len(columns)))
-        return narrow.T.tocsr(), columns
-
 
 @dataclass(frozen=True, eq=False)
 class DiceChain:
@@ -569,7 +560,6 @@ def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int],
     f = np.argmax(forced, axis=0)
     mass = np.zeros((L + 3, D, N))
     mass[0, fresh] = 1.0
-    held = np.zeros((L + 3, N))
     bust = np.zeros(N)
     for b in range(L - 1):
         mb = mass[b]
@@ -591,10 +581,9 @@ def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int],
             if b == 0 and lev.lo <= fresh < lev.lo + n:
                 rolled[fresh - lev.lo] = mb[fresh]  # the fresh turn rolls (only at b = 0 has it mass)
             bust += lev.bust[:n] @ rolled
-            push, columns = lev.pushed(n)
-            flat[columns] += push @ rolled
+            flat += lev.matrix(n).T @ rolled
             mb[rows] -= rolled
-    held[:] = mass.sum(axis=1)  # what did not roll on holds where it is
+    held = mass.sum(axis=1)  # what did not roll on holds where it is
     columns = np.arange(N)
     out = np.zeros((L + 1, N))
     out[:L] = np.where(np.arange(L)[:, None] < f[None, :], held[:L], 0.0)
@@ -622,6 +611,11 @@ class TurnOutcomes:
         self._policies: List[TurnPolicy] = []  # alive while their ids are keys
         self.passes = 0  # columns of forward passes run (distinct turns)
 
+    def _remember(self, policy: "TurnPolicy") -> None:
+        """Keep ``policy`` alive while its id is part of the keys."""
+        if not any(p is policy for p in self._policies):
+            self._policies.append(policy)
+
     def _turns(self, policy: "TurnPolicy", seat: int, i: np.ndarray, j: np.ndarray, f: np.ndarray) -> list:
         """A key per position: its end ``f``, and the digest of its decisions' signatures
         (:meth:`TurnPolicy.signature`) on the layers ``b < f``."""
@@ -639,8 +633,7 @@ class TurnOutcomes:
         L, N = forced.shape
         i, j = np.broadcast_to(i, (N,)), np.broadcast_to(j, (N,))
         f = np.argmax(forced, axis=0)
-        if not any(p is policy for p in self._policies):
-            self._policies.append(policy)
+        self._remember(policy)
         keys = [(id(policy), seat, int(i[n]), int(j[n]), int(f[n])) for n in range(N)]
         missing = np.array([n for n, key in enumerate(keys) if key not in self._known], np.intp)
         if len(missing):
@@ -672,13 +665,11 @@ class TurnOutcomes:
         with ``tau`` the tiebreak's), by one backward pass over the banked score."""
         key = ("last round", id(policy), t, bool(stop_when_won))
         if key not in self._known:
-            if not any(p is policy for p in self._policies):
-                self._policies.append(policy)
-            top = grid.M - 1
+            self._remember(policy)
             f = _last_round_limit(grid, t, stop_when_won)
             k = np.arange(f + 1)
-            hold = np.stack([k > t, k == t] if t < top else [np.zeros(f + 1, bool), k == top], axis=1)
-            _, _, F, _ = _backward(self.chain, hold.astype(float), np.broadcast_to((k >= f)[:, None], (f + 1, 2)),
+            hold = np.stack(_last_round_hold(grid, t, k), axis=1)
+            _, _, F, _ = _backward(self.chain, hold, np.broadcast_to((k >= f)[:, None], (f + 1, 2)),
                                    np.zeros(2), False, lambda kk: np.repeat(policy.by_score(t, kk), 2, axis=1))
             self._known[key] = (F[:t, 0].copy(), F[:t, 1].copy())
         return self._known[key]
@@ -1192,16 +1183,23 @@ def _last_round_limit(grid: _Grid, t: int, stop_when_won: bool) -> int:
     return t + 1 if stop_when_won and t < top else top
 
 
+def _last_round_hold(grid: _Grid, t: int, k: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Holding with banked score ``k`` in player 2's last turn against ``t >= goal``: ``(win,
+    tie)`` indicators (floats), the hold's value being ``win + tau tie`` with ``tau`` the
+    tiebreak's.  Above ``t`` wins, ``t`` ties, below loses; at the score cap (``t`` is ``M - 1``)
+    no score passes ``t``."""
+    top = grid.M - 1
+    k = np.minimum(k, top)
+    win = (k > t) & (t < top)
+    return win.astype(float), (k == t).astype(float)
+
+
 def _last_round_batch(grid: _Grid, t: int, tau: float, stop_when_won: bool = True):
     """Player 2's last turn against ``t >= goal``, indexed by the banked score ``k`` (all ``i``)."""
-    top = grid.M - 1
     f = _last_round_limit(grid, t, stop_when_won)
-    L = f + 1
-    k = np.arange(L)
-    hold = np.where(k < t, 0.0, np.where(k == t, tau, 1.0))
-    if t >= top:
-        hold = np.where(k < top, 0.0, tau)
-    return hold[:, None], (k >= f)[:, None], f
+    k = np.arange(f + 1)
+    win, tie = _last_round_hold(grid, t, k)
+    return (win + tau * tie)[:, None], (k >= f)[:, None], f
 
 
 def _ab_batches(grid: _Grid, sigma: int, stop_when_won: bool = True):
@@ -1264,8 +1262,9 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
         grid.positions += 2 + t
         tau = 1.0 - S0[0]
         # Player 2's last turn (1, i, t), i < t: bust or hold below t loses, t ties, above wins.
-        hold, forced, f = _last_round_batch(grid, t, tau, stop_when_won)
+        f = _last_round_limit(grid, t, stop_when_won)
         if policies is None:
+            hold, forced, _ = _last_round_batch(grid, t, tau, stop_when_won)
             _, Q, F, _ = _backward(chain, hold, forced, np.zeros(1), False)
             grid.start[1, :t, t] = F[:t, 0]
             first = grid.add_block(Q[:f, :, 0])
@@ -1317,10 +1316,8 @@ def _last_round_by_position(grid: _Grid, t: int, tau: float, ends, stop_when_won
         i = np.arange(lo, min(lo + chunk, t))
         f = limit - i
         b = np.arange(int(f.max()) + 1)[:, None]
-        k = np.minimum(i[None, :] + b, top)
-        hold = np.where(k < t, 0.0, np.where(k == t, tau, 1.0))
-        if t >= top:
-            hold = np.where(k < top, 0.0, tau)
+        win, tie = _last_round_hold(grid, t, i[None, :] + b)
+        hold = win + tau * tie
         grid.start[1, i, t] = _expected_hold(ends(i, b >= f[None, :]), hold, False)
 
 
