@@ -68,7 +68,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["RENDER_FPS", "FRAME_SIZE", "TablePainter", "check_available", "table_frame"]
+__all__ = ["RENDER_FPS", "FRAME_SIZE", "TablePainter", "check_available"]
 
 #: Frames per second for videos of a game (decisions are far apart in time).
 RENDER_FPS = 2
@@ -146,10 +146,3 @@ class TablePainter:
     def count(self, kind: str, owner: Optional[str] = None) -> int:
         """How many objects of ``kind`` (of ``owner``, if given) the last frame shows."""
         return sum(1 for i in self.items if i.kind == kind and (owner is None or i.owner == owner))
-
-
-def table_frame(game, state, agents: Sequence[str], moves: Sequence = (), events: Sequence[str] = (),
-                title: str = "", status: str = "") -> np.ndarray:
-    """One frame, with a painter of its own (:meth:`TablePainter.frame`; an environment keeps
-    its painter and so reuses its figure)."""
-    return TablePainter().frame(game, state, agents, moves, events, title, status)

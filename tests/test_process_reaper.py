@@ -23,7 +23,8 @@ TRAINER = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     {start}
     child = subprocess.Popen([sys.executable, "-c",
-        "import subprocess, sys, time; g = subprocess.Popen(['sleep', '300']); print(g.pid, flush=True); time.sleep(300)"],
+        "import subprocess, sys, time; g = subprocess.Popen(['sleep', '300']); "
+        "print(g.pid, flush=True); time.sleep(300)"],
         stdout=subprocess.PIPE, text=True)
     print(child.pid, child.stdout.readline().strip(), flush=True)
     time.sleep(300)

@@ -8,7 +8,8 @@ never touch matplotlib themselves.
 
 Every object a primitive draws is also recorded in :attr:`Table.items`, an
 :class:`Item` ``(kind, owner, value)``, so that what a picture shows can be checked without
-reading pixels (``table.count("die", owner="player_0")``).  The kinds:
+reading pixels (:meth:`dice_envs.rendering.TablePainter.count`, e.g.
+``painter.count("die", owner="player_0")``).  The kinds:
 
 * ``"die"``: a die face up, ``value`` its face (``None``: a die not rolled yet);
 * ``"hidden_die"``: a die whose face its owner alone knows (under a cup);
@@ -119,10 +120,6 @@ class Table:
 
     def record(self, kind: str, owner: Optional[str] = None, value=None) -> None:
         self.items.append(Item(kind, owner, value))
-
-    def count(self, kind: str, owner: Optional[str] = None) -> int:
-        """How many objects of ``kind`` (of ``owner``, if given) the frame shows."""
-        return sum(1 for i in self.items if i.kind == kind and (owner is None or i.owner == owner))
 
     # -- shapes ---------------------------------------------------------------------
 
