@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["ObservationAgent", "check_probabilities", "ask_agent", "read_only_copies", "uniform_agent", "SUM_TOLERANCE",
            "DEFAULT_BATCH"]
@@ -55,7 +56,7 @@ def check_probabilities(probabilities, masks: np.ndarray, what: str = "the agent
         raise ValueError(f"{what} returned an array of shape {probs.shape}; expected {masks.shape} "
                          f"(one row of {masks.shape[1]} action probabilities per observation)")
 
-    def fail(bad_rows: np.ndarray, problem: str):
+    def fail(bad_rows: npt.ArrayLike, problem: str):
         i = int(np.flatnonzero(bad_rows)[0])
         where = f"row {offset + i}"
         if observations is not None:

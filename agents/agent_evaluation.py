@@ -28,12 +28,12 @@ from __future__ import annotations
 import inspect
 import re
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from .agent_contract import ask_agent
-from .observation_agents import Agent, FunctionAgent, load_agent
+from .observation_agents import Agent, FunctionAgent, LiarsDiceNetworkAgent, load_agent
 
 __all__ = ["GAMES", "score"]
 
@@ -141,6 +141,7 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
         stop_when_won = bool(spec.info.get("stop_when_won", True)) if isinstance(spec, Agent) else True
     solution = zds.solved(goal, score_cap)
     standard = zds.standard_policies(goal)
+    policy: zds.TurnPolicy
     if isinstance(spec, Agent):
         agent = spec
         _check_size(agent, 24, "Zombie Dice with the official dice (observation='full' or 'scaled')")
@@ -167,7 +168,7 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
             "config": {"goal": goal, "score_cap": solution.score_cap, "stop_when_won": stop_when_won}}
 
 
-def _mlp_layers(agent: Agent):
+def _mlp_layers(agent: Agent) -> Optional[Tuple[List[np.ndarray], List[np.ndarray], str]]:
     """``(weights, biases, activation)`` of a greedy SB3 network's policy MLP, as
     :class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy` takes them, or None if the
     agent is not one (a function, a stochastic or an unusual network)."""
@@ -239,16 +240,16 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     from .liars_dice_solver import PublicTree
 
     asked = {"faces": faces, "dice_per_player": dice_per_player, "wild": wild}
-    recorded = {}  # the game a model records it was trained on
+    recorded: dict = {}  # the game a model records it was trained on
     if isinstance(spec, Agent):
-        recorded = spec.learned.game.config() if spec.kind == "torch" else spec.info
+        recorded = spec.learned.game.config() if isinstance(spec, LiarsDiceNetworkAgent) else spec.info
     same = {"faces": lambda a, b: a == b, "wild": lambda a, b: check_wild(a) == check_wild(b),
             "dice_per_player": lambda a, b: LiarsDiceGame(dice_per_player=a).dice == LiarsDiceGame(dice_per_player=b).dice}
     for key, value in asked.items():
         if value is not None and key in recorded and not same[key](value, recorded[key]):
             raise ValueError(f"--{key.replace('_per_player', '')} {value} does not match the game {spec.name} was "
                              f"trained on ({ {k: recorded[k] for k in asked if k in recorded} })")
-    if isinstance(spec, Agent) and spec.kind == "torch":
+    if isinstance(spec, LiarsDiceNetworkAgent):  # kind "torch"
         game = spec.learned.game
     else:
         chosen = {key: asked[key] if asked[key] is not None else recorded.get(key) for key in asked}
@@ -282,6 +283,7 @@ def _liars_dice(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     else:
         raise ValueError(f"agent must be a saved model (.pt, .zip), module:function, 'equilibrium' or 'random', "
                          f"got {spec!r}")
+    assert eq is not None  # without it, scored streamed (an agent) or refused (the equilibrium) above
     scores = exact_scores(tree, policy, eq.policy)
     uniform = exact_scores(tree, tree.uniform(), eq.policy)
     seats = {"first": scores["value_vs_equilibrium_as_first"], "second": scores["value_vs_equilibrium_as_second"]}
@@ -408,7 +410,7 @@ def _closest_number(spec, numbers: int = 10, round3: str = "two_cards") -> dict:
 
 
 #: Each game's scorer, with its settings (the keyword arguments of :func:`score`).
-GAMES = {
+GAMES: Dict[str, Callable[..., dict]] = {
     "ayzd": _ayzd,
     "zombie-dice": _zombie_dice,
     "pig": _pig,
@@ -461,6 +463,7 @@ def score(game: str, agent, greedy: Optional[bool] = None, **config) -> dict:
         raise ValueError(f"game must be one of {list(GAMES)}, got {game!r}")
     t0 = time.perf_counter()
     greedy = game not in MIXED if greedy is None else greedy
+    spec: Union[Agent, str]
     if isinstance(agent, Agent):
         name, kind, spec = agent.name, agent.kind, agent
     elif isinstance(agent, str) and _BUILTIN.fullmatch(agent):

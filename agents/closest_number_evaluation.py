@@ -46,7 +46,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -107,9 +107,9 @@ class TreeArrays:
                 depth[c] = depth[i] + 1
         width = max(len(kids) for kids in tree.children)
         infoset = np.array(tree.infoset, np.int64)
-        info_depth = {}
-        for i in np.flatnonzero(infoset >= 0):
-            if info_depth.setdefault(int(infoset[i]), int(depth[i])) != depth[i]:
+        info_depth: Dict[int, int] = {}
+        for node in np.flatnonzero(infoset >= 0):
+            if info_depth.setdefault(int(infoset[node]), int(depth[node])) != depth[node]:
                 raise ValueError("an information state spans two depths; TreeArrays needs layered information states")
         arrays = cls(n, width, infoset, np.array(sorted(tree.payoff), np.int64))
         decision = np.flatnonzero(infoset >= 0)
@@ -213,7 +213,7 @@ class ScoredGame:
         self.solver.solve_all()
         self.game = self.solver.game
         self.numbers, self.round3 = self.solver.numbers, self.solver.round3
-        self._equilibrium_tables = None
+        self._equilibrium_tables: Optional[Dict[int, np.ndarray]] = None
         last = self.game.last_round
         size = self.game.observation_shape[0]
         # The observation's scores: own, then the other player's (ClosestNumberState.observation).
@@ -250,7 +250,11 @@ class ScoredGame:
         for j, info in enumerate(infos):
             actions[j, : len(info.actions)] = info.actions
             masks[j, list(info.actions)] = True
-        observations = np.array([info.state.observation(info.player) for info in infos], np.float32)
+        vectors = []
+        for info in infos:
+            assert info.state is not None  # build_tree keeps a state of every information state
+            vectors.append(info.state.observation(info.player))
+        observations = np.array(vectors, np.float32)
         observations[:, list(self.score_columns)] = 0.0  # set per round start
         return _Round(r, arrays, np.array([points[i] for i in arrays.terminals], np.int64),
                       np.array([info.player for info in infos], np.int64), actions, observations, masks,
@@ -395,7 +399,7 @@ def equilibrium_agent(numbers: int = 10, round3: str = "two_cards") -> Observati
             own, opp = o[base], o[base + 1]
             lead = int(own - opp) if starter else int(opp - own)
             decoy_round = game.round_rules(r).decoy
-            placed = []
+            placed: List[Tuple[Any, int, int, Optional[bool]]] = []
             for k in np.flatnonzero(board[:, p + 2] > 0):
                 if board[k, 0] or board[k, 1]:
                     placed.append((board[k, p + 2], rel, int(k) + 1, bool(board[k, 1])))

@@ -102,6 +102,7 @@ def solve_round1(num_players: int = 3, numbers: int = 10, tie_break: str = "lowe
             outcome = play(prefix + (k,))
             if best is None or better(i, outcome[1], best[1]):
                 best = outcome
+        assert best is not None  # numbers >= players: some number is free
         memo[prefix] = best
         return best
 

@@ -119,6 +119,7 @@ class RoundState(GameState):
     """A position inside the round of a :class:`RoundGame` (wraps the rules-core state)."""
 
     __slots__ = ("game", "inner")
+    game: RoundGame
 
     def __init__(self, game: RoundGame, inner: ClosestNumberState):
         self.game = game
@@ -249,7 +250,8 @@ class ClosestNumberSolver:
             table = [np.full(len(info.actions), 1.0 / len(info.actions)) for info in tree.infosets]
             sol = RoundSolution(round_, lead, value, table, index, lp=False)
         else:
-            payoff = {i: (leaf[int(v[0])], -leaf[int(v[0])]) for i, v in tree.payoff.items()}
+            payoff: Dict[int, Tuple[float, ...]] = {i: (leaf[int(v[0])], -leaf[int(v[0])])
+                                                     for i, v in tree.payoff.items()}
             result = solve_lp(dataclasses.replace(tree, payoff=payoff))
             self.lp_seconds += result.seconds
             self.lp_count += 1

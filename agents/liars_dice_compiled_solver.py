@@ -53,7 +53,7 @@ import numpy as np
 try:
     import numba
 except ImportError:  # pragma: no cover - numba is a dependency; the message names it if missing
-    numba = None
+    numba = None  # type: ignore[assignment]
 
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.resources import check_resources

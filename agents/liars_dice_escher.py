@@ -159,7 +159,7 @@ class Reservoir:
 class _Decisions:
     """The decisions of one iteration's games, step by step (one entry per step of the batch)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.games: List[np.ndarray] = []  # the games still playing at each step
         self.obs: List[np.ndarray] = []
         self.other: List[np.ndarray] = []  # the other player's dice (counts per face)

@@ -24,8 +24,12 @@ torch is imported only when a network is built or run.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from dice_envs.liars_dice import LiarsDiceGame
 
 # -- exact action values on the public tree ------------------------------------------------
 
@@ -261,7 +265,7 @@ class _ObservationPolicy:
     ``liars_dice_v0`` observations and :meth:`tree_policy` (all information states in one
     batch)."""
 
-    game = None
+    game: Optional[LiarsDiceGame] = None  # set by the subclasses
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -269,6 +273,7 @@ class _ObservationPolicy:
     def probabilities_from_observation(self, observation) -> np.ndarray:
         obs = np.asarray(observation, np.float32).reshape(1, -1)
         g = self.game
+        assert g is not None
         bits = obs[0, g.num_players + g.faces : g.num_players + g.faces + g.num_bids] > 0.5
         made = np.flatnonzero(bits)
         mask = np.zeros((1, g.num_actions), bool)

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 import numpy as np
 
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.liars_dice_match import LiarsDiceMatchGame
+
+if TYPE_CHECKING:
+    from .liars_dice_solver import TreePolicy
 
 __all__ = ["BatchedMatchPolicy", "MatchPolicy", "MatchSolution", "RoundAgent", "match_exploitability", "positions", "solve_match"]
 
@@ -101,7 +104,7 @@ class MatchSolution:
     values: Dict[Position, float]
     round_values: Dict[Position, Tuple[float, float]]
     error_bound: float
-    policies: Dict[Position, object] = field(default_factory=dict, repr=False)
+    policies: Dict[Position, TreePolicy] = field(default_factory=dict, repr=False)
 
     def policy(self) -> "MatchPolicy":
         """The round equilibria, each played in its round: the whole game's equilibrium."""
@@ -172,7 +175,7 @@ class MatchPolicy:
     of a :class:`MatchSolution`): ``action_probabilities(state)`` for a
     :class:`~dice_envs.liars_dice_match.LiarsDiceMatchState` (two players)."""
 
-    def __init__(self, game: LiarsDiceMatchGame, round_policies: Dict[Position, object]):
+    def __init__(self, game: LiarsDiceMatchGame, round_policies: Dict[Position, TreePolicy]):
         self.game, self.round_policies = game, round_policies
 
     def action_probabilities(self, state) -> Dict[int, float]:

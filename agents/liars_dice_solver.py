@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Union
 
 import numpy as np
 
@@ -168,7 +168,8 @@ class PublicTree:
 
     # -- slice passes -----------------------------------------------------------------
 
-    def top_down(self, root: np.ndarray, weight: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    def top_down(self, root: Union[float, np.ndarray], weight: np.ndarray,
+                 out: Optional[np.ndarray] = None) -> np.ndarray:
         """``out[c] = out[parent(c)] * weight[c]``, ``out[0] = root``."""
         out = np.empty_like(weight) if out is None else out
         out[0] = root
@@ -715,7 +716,8 @@ def solve(
             return cached
     t0, cpu0 = time.perf_counter(), time.process_time()
     solver = make_solver(game, algorithm, engine, threads)
-    history, predictions = [], []
+    history: List[tuple] = []
+    predictions: List[tuple] = []
     expl = float("inf")
     # CPU seconds in the iterations and in the checks after the first (the warm-up)
     cost = {"iteration": 0.0, "check": 0.0, "checks": 0, "warmup": 0.0, "warmup_iterations": 0}

@@ -368,7 +368,7 @@ def _block_values(tree: StreamedTree, block: _Sweep, reach: List[np.ndarray], q:
             better = mine[:lo] & (v[lo:hi] > v[:lo])
             best[:lo][better] = k + shift
         v[:lo] = np.where(mine[:lo], np.maximum(v[:lo], v[lo:hi]), v[:lo] + v[lo:hi])
-    if best is not None:
+    if best is not None and best_actions is not None:  # (both or neither)
         best_actions[block.nodes] = best
     if q != 0:
         return v[0], None

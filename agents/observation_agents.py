@@ -75,7 +75,7 @@ class FunctionAgent(Agent):
         if not callable(fn):
             raise ValueError(f"agent {name or fn!r} is not callable")
         self.fn, self.kind, self.info = fn, kind, {}
-        self.name = name or getattr(fn, "__name__", "agent")
+        self.name = name if name else getattr(fn, "__name__", "agent")
 
     def __call__(self, observations, masks):
         try:

@@ -15,7 +15,7 @@ Loading models needs the ``[train]`` extra (torch, stable-baselines3, sb3-contri
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -92,7 +92,7 @@ def exact_score(policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> 
         return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
 
     candidate.__name__ = getattr(policy, "__name__", "policy")
-    result = pig_solver.head_to_head(candidate, optimal, goal, die).as_dict()
+    result: Dict[str, Any] = pig_solver.head_to_head(candidate, optimal, goal, die).as_dict()
     references = reference_differences(goal, die)
     result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in references.items()}
     result["references"] = dict(references)

@@ -13,7 +13,7 @@ import importlib
 import os
 import re
 
-from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
+from .jeopardy_agents import BatchedPolicyAgent, BatchedTurnOpponent, PolicyAgent, TurnTable
 from .opponents import RandomOpponent
 
 NAMES = ("optimal", "hold_at_N", "random")
@@ -67,11 +67,33 @@ def make_opponent(spec, game):
 
 
 def make_batched_opponent(spec, game):
-    """A batched opponent (:mod:`dice_envs.vector`): the optimal one is an array look-up."""
+    """A batched opponent (:mod:`dice_envs.vector`).  A named policy or a saved model plays
+    each turn in one draw from the exact distribution of how it ends
+    (:class:`~dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`); a policy passed as a
+    function (which may change while it plays) decides one roll at a time, by array look-up."""
     from dice_envs.vector import random_opponent
 
+    from . import pig_solver
+
     if isinstance(spec, str) and spec == "random":
-        return random_opponent
+        return whole_turns(random_opponent, pig_solver.uniform_random(), game)
     if getattr(spec, "batched", False):
         return spec
-    return BatchedPolicyAgent(resolve_policy(spec, game))
+    policy = resolve_policy(spec, game)
+    step = BatchedPolicyAgent(policy)
+    return step if callable(spec) else whole_turns(step, policy, game)
+
+
+def whole_turns(step, policy, game) -> BatchedTurnOpponent:
+    """``policy(i, j, k)`` playing whole turns at once in :class:`dice_envs.pig_batched.PigBatch`
+    games of ``game``; ``step`` plays it one decision at a time."""
+    from . import pig_solver
+
+    def outcomes(i, j):
+        return pig_solver.turn_endings(policy, i, j, game.goal, game.die)
+
+    def position(batch, rows):
+        i, j, _ = batch.two_player_view(rows)
+        return i, j
+
+    return BatchedTurnOpponent(step, TurnTable((game.goal, game.goal), outcomes, eager=True), position)

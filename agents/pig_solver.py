@@ -237,3 +237,33 @@ def head_to_head(candidate: Policy, reference: Policy, goal: int = DEFAULT_GOAL,
     """Exact head-to-head of ``candidate`` against ``reference`` from both seats
     (``difference`` as in the Zombie Dice paper: ``2 (w - 1/2)``)."""
     return shared_head_to_head(evaluate, candidate, reference, goal=goal, die=die)
+
+
+def turn_endings(policy: Policy, i, j, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> np.ndarray:
+    """How a turn of ``policy`` ends from the positions ``(i[n], j[n])`` (banked scores of the
+    mover and the opponent, at the start of the mover's turn): ``(N, G)``, the probability of
+    banking ``g`` points (``g = 0``: a roll of 1).  A turn total that reaches the goal wins at
+    once and banks what it is (up to the goal plus the die's top face, less one), as
+    :mod:`dice_envs.pig` plays it; the turn model of the grid caps it at the goal instead.
+    """
+    die = _check(goal, die)
+    rolls = [(int(face), float(p)) for face, p in die.distribution()]
+    i, j = (np.asarray(x, np.int64) for x in np.broadcast_arrays(i, j))
+    N, G = len(i), goal + max(face for face, _ in rolls)
+    mass = np.zeros((G, N))
+    mass[0] = 1.0
+    out = np.zeros((G, N))
+    for k in range(G):
+        playing = i + k < goal
+        if not (mass[k] * playing).any():
+            out[k] += mass[k]
+            continue
+        roll = np.ones(N) if k == 0 else query_policy(policy, (i, j, np.full(N, k)), (N,), "(i, j, k)")
+        rolled = mass[k] * np.where(playing, roll, 0.0)
+        out[k] += mass[k] - rolled
+        for face, p in rolls:
+            if face == BUST_FACE:
+                out[0] += rolled * p
+            else:
+                mass[k + face] += rolled * p
+    return out.T

@@ -90,7 +90,7 @@ def _policy_class(data: dict, path: str):
     module = entry.get("__module__")
     match = re.match(r"<function (\w+)\.__init__", str(entry.get("__init__", "")))
     name = match.group(1) if match else None
-    kind = POLICY_CLASSES.get((module, name))
+    kind = POLICY_CLASSES.get((module, name))  # type: ignore[arg-type]  # a None part finds nothing
     if kind is None:
         raise _refuse(path, f"its policy class is {module}.{name}, not one of "
                             f"{[m + '.' + n for m, n in POLICY_CLASSES]}")
@@ -147,7 +147,7 @@ def _spaces(data: dict, path: str):
                             "observation and a Discrete action")
     try:
         shape = tuple(int(x) for x in ast.literal_eval(str(obs.get("_shape"))))
-        n = int(act.get("n"))
+        n = int(act.get("n"))  # type: ignore[arg-type]  # None: the TypeError below
     except (ValueError, SyntaxError, TypeError):
         raise ValueError(f"{path}: the recorded spaces are not readable") from None
     if len(shape) != 1 or shape[0] < 1 or n < 1:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import List
+from typing import Dict, List
 
 import numpy as np
 from scipy import sparse
@@ -54,12 +54,12 @@ def sequence_form(tree: GameTree) -> SequenceForm:
     """Build the sequence form of a two-player zero-sum ``tree``."""
     if tree.game.num_players != 2:
         raise ValueError("the sequence-form LP needs a two-player game")
-    seq_of = [{}, {}]
+    seq_of: List[Dict[int, int]] = [{}, {}]
     num = [1, 1]
     for j, info in enumerate(tree.infosets):
         seq_of[info.player][j] = num[info.player]
         num[info.player] += len(info.actions)
-    parent_seq = {}
+    parent_seq: Dict[int, int] = {}
     rows, cols, vals = [], [], []
     # Walk the tree keeping each player's last sequence.
     stack = [(0, 0, 0, 1.0)]
@@ -71,8 +71,8 @@ def sequence_form(tree: GameTree) -> SequenceForm:
             cols.append(s1)
             vals.append(chance * tree.payoff[i][0])
         elif k == "c":
-            for p, (_, c) in zip(tree.probs[i], tree.children[i]):
-                stack.append((c, s0, s1, chance * float(p)))
+            for prob, (_, child) in zip(tree.probs[i], tree.children[i]):
+                stack.append((child, s0, s1, chance * float(prob)))
         else:
             j = tree.infoset[i]
             p = tree.player[i]
@@ -80,11 +80,11 @@ def sequence_form(tree: GameTree) -> SequenceForm:
             if parent_seq.setdefault(j, mine) != mine:
                 raise ValueError("the game does not have perfect recall")
             first = seq_of[p][j]
-            for a, (_, c) in enumerate(tree.children[i]):
+            for a, (_, child) in enumerate(tree.children[i]):
                 if p == 0:
-                    stack.append((c, first + a, s1, chance))
+                    stack.append((child, first + a, s1, chance))
                 else:
-                    stack.append((c, s0, first + a, chance))
+                    stack.append((child, s0, first + a, chance))
     A = sparse.coo_matrix((vals, (rows, cols)), shape=(num[0], num[1])).tocsr()
     constraints = []
     for p in (0, 1):
@@ -146,7 +146,7 @@ def solve_lp(tree_or_sf) -> LPResult:
         raise RuntimeError(f"sequence-form LP failed: {res.message}")
     x = res.x[:n0]
     y = -res.ineqlin.marginals  # duals of F^T q <= A^T x: player 1's realisation plan
-    table: List[np.ndarray] = [None] * len(sf.tree.infosets)
+    table: List[np.ndarray] = [None] * len(sf.tree.infosets)  # type: ignore[list-item]  # _behaviour fills all
     _behaviour(sf, x, 0, table)
     _behaviour(sf, y, 1, table)
     return LPResult(float(-res.fun), table, time.perf_counter() - t0, list(sf.num_seqs))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Sequence, Tuple
+from typing import Dict, Sequence, Tuple
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def win_probabilities(distributions: Sequence) -> tuple:
     if not distributions:
         raise ValueError("an argument needs at least one contender")
     tables = [_face_tables(dist) for dist in distributions]
-    memo = {}
+    memo: Dict[Tuple[int, ...], dict] = {}
 
     def solve(group: Tuple[int, ...]):
         if len(group) == 1:

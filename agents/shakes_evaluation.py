@@ -39,12 +39,12 @@ from __future__ import annotations
 import time
 from functools import lru_cache, partial
 from math import comb
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
 from dice_envs.resources import check_resources
-from dice_envs.shakes import OBJECTIVES, ShakesRules, check_num_players
+from dice_envs.shakes import OBJECTIVES, ShakesRules, check_num_players, patients_for
 
 from .agent_contract import DEFAULT_BATCH, ObservationAgent, ask_agent
 from .shakes_solver import ShakesModel, Solution, solve
@@ -72,7 +72,7 @@ def _check_objective(objective) -> str:
 def ordered_states(num_players: int) -> int:
     """Ordered records of the court game with ``num_players`` treatments (all levels)."""
     rules = ShakesRules(check_num_players(num_players))
-    return comb(rules.patients + 2 * rules.num_players, 2 * rules.num_players)
+    return comb(patients_for(rules.num_players) + 2 * rules.num_players, 2 * rules.num_players)  # cooperative
 
 
 @lru_cache(maxsize=4)
@@ -205,7 +205,7 @@ def score_agent(agent: ObservationAgent, num_players: int = 4, objective: str = 
     n = check_num_players(num_players)
     objective = _check_objective(objective)
     rules = ShakesRules(n)
-    patients, threshold = rules.patients, rules.threshold
+    patients, threshold = patients_for(n), rules.threshold  # the cooperative rules' patients
     states = ordered_states(n)
     level_size = [comb(t + 2 * n - 1, 2 * n - 1) for t in range(patients + 1)]
     biggest = max(level_size[:-1])  # the terminal level is never built
@@ -221,9 +221,11 @@ def score_agent(agent: ObservationAgent, num_players: int = 4, objective: str = 
     def terminal(saved_total: np.ndarray) -> np.ndarray:
         return (saved_total >= threshold).astype(float) if objective == "win" else saved_total.astype(float)
 
-    next_keys = next_values = None
+    next_keys: Optional[np.ndarray] = None
+    next_values: Optional[np.ndarray] = None
     for level_t in range(patients - 1, -1, -1):
         level = model.levels[level_t]
+        assert level.success is not None  # every level but the last has it
         keys = _level_keys(model, level_t)
         values = np.empty(len(keys))
         for lo in range(0, len(keys), batch):
@@ -237,11 +239,13 @@ def score_agent(agent: ObservationAgent, num_players: int = 4, objective: str = 
                 total = saved.sum(axis=1, keepdims=True)
                 v_fail, v_save = terminal(total), terminal(total + 1)
             else:
+                assert next_keys is not None and next_values is not None  # the level after, done first
                 fail_keys = kb[:, None] + (fail_pair - rows) * weights[None, :]
                 v_fail = next_values[_find(next_keys, fail_keys)]
                 v_save = next_values[_find(next_keys, fail_keys + weights[None, :])]
             values[lo:lo + batch] = (probs * (p * v_save + (1 - p) * v_fail)).sum(axis=1)
         next_keys, next_values = keys, values
+    assert next_values is not None  # the first level's (patients >= 1)
     value = float(next_values[0])
     optimal = solution.policies["optimal"]
     pick = (lambda r: r.team_win) if objective == "win" else (lambda r: r.expected_saved)

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from dice_envs.shakes import ShakesRules, deal_distribution, strength_distribution  # noqa: F401
+from dice_envs.shakes import ShakesRules, deal_distribution, patients_for, strength_distribution  # noqa: F401
 
 from .shakes_argument import batch_win_probabilities, strength_tables
 from .shakes_policies import success_probabilities
@@ -80,7 +80,7 @@ class ShakesModel:
             isinstance(e, (int, np.integer)) and 0 <= e <= 6 for e in self.efficacies
         ):
             raise ValueError(f"efficacies must be {self.num_players} integers from 0 to 6, got {efficacies!r}")
-        self.patients = rules.patients if patients is None else int(patients)
+        self.patients = patients_for(rules.num_players) if patients is None else int(patients)  # the table's
         if not 1 <= self.patients <= 30:
             raise ValueError(f"patients must be from 1 to 30, got {patients!r}")
         self.threshold = rules.threshold if threshold is None else int(threshold)
@@ -307,7 +307,7 @@ def solve(num_players: int, objective: str = "win", model: Optional[ShakesModel]
         from dice_envs.resources import check_resources
 
         rules = ShakesRules(num_players)
-        records = record_count(rules.num_players, rules.patients)
+        records = record_count(rules.num_players, patients_for(rules.num_players))  # the table's patients
         check_resources(f"solve shakes --players {num_players} ({records:,} public records)",
                         42 * 2**20 + BYTES_PER_RECORD * records, SECONDS_PER_RECORD * records)
     model = model or ShakesModel(num_players)
@@ -321,8 +321,9 @@ def solve(num_players: int, objective: str = "win", model: Optional[ShakesModel]
     last.values = {(name, obj): terminal[obj] for name in policies for obj in OBJECTIVES}
     # Backward induction: values of every policy for both objectives; the optimal policy's choice.
     for level in reversed(levels[:-1]):
-        p = level.success
-        fail, save = level.successors[:, :, 0], level.successors[:, :, 1]
+        p, successors = level.success, level.successors
+        assert p is not None and successors is not None  # every level but the last has them
+        fail, save = successors[:, :, 0], successors[:, :, 1]
         nxt = levels[level.treated + 1].values
         level.values = {}
         for name in policies:
@@ -349,11 +350,12 @@ def occupancy(model: ShakesModel, name: str) -> List[np.ndarray]:
     mass = [np.zeros(len(level.rows)) for level in levels]
     mass[0][0] = 1.0
     for level in levels[:-1]:
-        pi, p = level.choices[name], level.success
+        pi, p, successors = level.choices[name], level.success, level.successors
+        assert p is not None and successors is not None  # every level but the last has them
         flow = mass[level.treated][:, None] * pi
         nxt = mass[level.treated + 1]
-        np.add.at(nxt, level.successors[:, :, 1].ravel(), (flow * p).ravel())
-        np.add.at(nxt, level.successors[:, :, 0].ravel(), (flow * (1 - p)).ravel())
+        np.add.at(nxt, successors[:, :, 1].ravel(), (flow * p).ravel())
+        np.add.at(nxt, successors[:, :, 0].ravel(), (flow * (1 - p)).ravel())
     return mass
 
 
@@ -442,6 +444,8 @@ def competitive_outcome(num_players: int) -> dict:
     each seat's win probability (equal by symmetry), and the expected number of
     patients treated."""
     rules = ShakesRules(num_players, "competitive")
+    patients = rules.patients
+    assert patients is not None  # not until_winner: the table's patients
     model = ShakesModel(num_players, efficacies=rules.efficacies)
     model.add_dice_rule()
     mass = np.zeros(1)
@@ -455,6 +459,7 @@ def competitive_outcome(num_players: int) -> dict:
             break
         live = np.where(over, 0.0, mass)
         pi, p = level.choices["dice_rule"], level.success
+        assert p is not None  # set with the successors
         flow = live[:, None] * pi
         nxt = np.zeros(len(model.levels[level.treated + 1].rows))
         np.add.at(nxt, level.successors[:, :, 1].ravel(), (flow * p).ravel())
@@ -466,7 +471,7 @@ def competitive_outcome(num_players: int) -> dict:
         "patients": rules.patients,
         "draw": float(draw),
         "each_seat_wins": float(decided / rules.num_players),
-        "expected_patients_treated": float(patients_used + draw * rules.patients),
+        "expected_patients_treated": float(patients_used + draw * patients),
     }
 
 

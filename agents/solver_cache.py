@@ -52,7 +52,8 @@ def store(path: str, arrays: Dict[str, np.ndarray], meta: dict) -> Optional[str]
     directory = os.path.dirname(os.path.abspath(path))
     try:
         with atomic_file(path, "wb") as fh:
-            np.savez(fh, **arrays, meta=np.array(json.dumps(meta)))
+            # (numpy's stubs read any keyword as possibly savez's allow_pickle: a bool)
+            np.savez(fh, **arrays, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
         return path
     except OSError as err:
         if directory not in _warned:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -111,7 +111,7 @@ def exact_score(policy, goal: int = 13, stop_when_won: bool = True, score_cap: O
     solution = solved(goal, stop_when_won) if score_cap is None else ayzd.solve(goal, score_cap, stop_when_won)
     M = solution.score_cap
     candidate = table_policy(ayzd.policy_table(policy, M), getattr(policy, "__name__", "policy"))
-    result = ayzd.head_to_head(candidate, solution.as_policy(), goal, M, stop_when_won).as_dict()
+    result: Dict[str, Any] = ayzd.head_to_head(candidate, solution.as_policy(), goal, M, stop_when_won).as_dict()
     if goal == 13:
         result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in PUBLISHED_DIFFERENCES.items()}
         result["published"] = dict(PUBLISHED_DIFFERENCES)

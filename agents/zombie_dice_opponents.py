@@ -21,7 +21,7 @@ import numpy as np
 
 from dice_envs.zombie_dice import ZombieDiceState
 
-from .jeopardy_agents import BatchedPolicyAgent, PolicyAgent
+from .jeopardy_agents import BatchedPolicyAgent, BatchedTurnOpponent, PolicyAgent, TurnTable
 from .opponents import RandomOpponent
 
 
@@ -90,10 +90,14 @@ def make_batched_opponent(spec, game):
     (a table look-up), a human-playable policy name, a saved model path or a vectorised
     policy ``policy(p, i, j, b, s)``; or a batched opponent ``(batch, rows, rng) -> actions``
     (marked by a ``batched = True`` attribute)."""
+    from dice_envs.agents import zombie_dice_solver as zs
+    from dice_envs.agents.zombie_dice_policies import random_policy
     from dice_envs.vector import random_opponent
 
     if isinstance(spec, str) and spec == "random":
-        return random_opponent
+        if game.num_players != 2:
+            return random_opponent
+        return whole_turns(random_opponent, zs.ScorePolicy(random_policy, "random"), game)
     if getattr(spec, "batched", False):
         return spec
     if hasattr(spec, "act") or hasattr(spec, "reset"):
@@ -102,15 +106,16 @@ def make_batched_opponent(spec, game):
     if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
         if game.num_players != 2:
             raise ValueError(f"opponent {spec!r} plays two-player games only; with {game.num_players} use 'random'")
+        if spec == "optimal" and game.variant == "official":
+            solution = zs.solved(game.goal)
+            return whole_turns(zs.BatchedOptimalOpponent(solution), solution.as_policy(), game)
         if spec == "optimal":
-            if game.variant == "official":
-                from dice_envs.agents import zombie_dice_solver
+            policy = solved(game.goal, game.stop_when_won).as_policy()
+        else:
+            from dice_envs.agents.zombie_dice_learned import resolve_policy
 
-                return zombie_dice_solver.BatchedOptimalOpponent(zombie_dice_solver.solved(game.goal))
-            return BatchedPolicyAgent(solved(game.goal, game.stop_when_won).as_policy())
-        from dice_envs.agents.zombie_dice_learned import resolve_policy
-
-        return BatchedPolicyAgent(resolve_policy(spec, game.goal, game.stop_when_won))
+            policy = resolve_policy(spec, game.goal, game.stop_when_won)
+        return whole_turns(BatchedPolicyAgent(policy), zs.ScorePolicy(policy), game)
     if callable(spec):
         if game.num_players != 2:
             raise ValueError(f"a policy over (p, i, j, b, s) plays two-player games only, got {game.num_players}")
@@ -119,3 +124,25 @@ def make_batched_opponent(spec, game):
         "opponent must be 'random', 'optimal', a human policy name, a model path, a policy or a batched "
         f"opponent, got {spec!r}"
     )
+
+
+def whole_turns(step, policy, game) -> BatchedTurnOpponent:
+    """``policy`` (a :class:`~dice_envs.agents.zombie_dice_solver.TurnPolicy`) playing whole turns
+    at once in two-player :class:`dice_envs.zombie_dice_batched.ZombieDiceBatch` games of
+    ``game`` (scores below the optimum's score cap; :func:`~dice_envs.agents.zombie_dice_solver.turn_endings`);
+    ``step`` plays it one decision at a time."""
+    from dice_envs.agents import zombie_dice_solver as zs
+
+    turns: list = []  # the dice chain's turn outcomes, built on first use (seconds with the official dice)
+
+    def outcomes(seat, i, j):
+        if not turns:
+            turns.append(zs.TurnOutcomes(zs.dice_chain(game.variant)))
+        return zs.turn_endings(turns[0], policy, game.goal, game.stop_when_won, seat, i, j)
+
+    def position(batch, rows):
+        p, i, j, _, _ = batch.two_player_view(rows)
+        return p - 1, i, j
+
+    M = zs.default_score_cap(game.goal)
+    return BatchedTurnOpponent(step, TurnTable((2, M, M), outcomes), position)

@@ -74,7 +74,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache, partial
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeGuard
 
 import numpy as np
 import scipy.sparse as sp
@@ -94,7 +94,7 @@ __all__ = [
     "TablePolicy", "RollUntilShotguns", "max_expected_brains_policy", "one_turn", "turn_figures", "standard_policies",
     "differences", "evaluate_grid", "observations", "cap_check", "default_score_cap", "check_score_cap",
     "store_cached", "load_cached", "OptimalAgent", "BatchedOptimalOpponent", "exact_score", "human_differences",
-    "REFERENCE_POLICIES", "NetworkPolicy", "DICE_FEATURES", "TurnOutcomes",
+    "REFERENCE_POLICIES", "NetworkPolicy", "DICE_FEATURES", "TurnOutcomes", "turn_endings",
 ]
 
 DEFAULT_GOAL = 13
@@ -309,7 +309,10 @@ def dice_chain(variant: str = VARIANT) -> DiceChain:
     new = np.empty(n, np.intp)
     new[perm] = np.arange(n)
     labels = tuple(order[o] for o in perm)
-    src, dst, gain, exact = [], [], [], []
+    sources: List[int] = []
+    targets: List[int] = []
+    gains: List[int] = []
+    exact: List[Fraction] = []
     self_loop, bust = np.zeros(n), np.zeros(n)
     for o in range(n):
         merged, b = transitions[o]
@@ -321,11 +324,11 @@ def dice_chain(variant: str = VARIANT) -> DiceChain:
                     raise AssertionError("a self-loop that adds brains")
                 self_loop[s] = float(p)
                 continue
-            src.append(s)
-            dst.append(new[d])
-            gain.append(g)
+            sources.append(s)
+            targets.append(new[d])
+            gains.append(g)
             exact.append(p)
-    src, dst, gain = np.array(src, np.intp), np.array(dst, np.intp), np.array(gain, np.intp)
+    src, dst, gain = np.array(sources, np.intp), np.array(targets, np.intp), np.array(gains, np.intp)
     prob = np.array([float(p) for p in exact])
     if gain.max() > 3:
         raise AssertionError("a roll of three dice added more than three brains")
@@ -538,7 +541,8 @@ def _pair_values(a, c, a2, c2):
 # how the turns of a fixed policy end (exact evaluation)
 
 
-def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int], np.ndarray]) -> np.ndarray:
+def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int], np.ndarray],
+                   by_layer: bool = False) -> np.ndarray:
     """How the turns of ``N`` positions end when the mover follows ``decide``: the forward pass
     of the probability mass through the turn states, the transpose of :func:`_backward`'s.
 
@@ -551,7 +555,9 @@ def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int],
         ``(L + 1, N)``: row ``b < L`` the probability of holding with ``b`` turn brains, row ``L``
         of busting.  A turn that passes ``f[n]`` (a roll gains up to three brains) is counted as
         holding at ``f[n]``: every batch of :func:`_run` has the same hold value on every layer
-        from ``f[n]`` on (the score cap, or a win).
+        from ``f[n]`` on (the score cap, or a win).  With ``by_layer``, ``(L + 4, N)``: the turns
+        that pass ``f[n]`` are counted where they stopped (rows up to ``L + 2``; the brains a
+        won turn banks), and row ``L + 3`` is the bust.
     """
     L, N = forced.shape
     if not forced[L - 1].all():
@@ -584,6 +590,8 @@ def _turn_outcomes(chain: DiceChain, forced: np.ndarray, decide: Callable[[int],
             flat += lev.matrix(n).T @ rolled
             mb[rows] -= rolled
     held = mass.sum(axis=1)  # what did not roll on holds where it is
+    if by_layer:
+        return np.concatenate([held, bust[None]])
     columns = np.arange(N)
     out = np.zeros((L + 1, N))
     out[:L] = np.where(np.arange(L)[:, None] < f[None, :], held[:L], 0.0)
@@ -608,6 +616,7 @@ class TurnOutcomes:
         self.chain = chain
         self._known: Dict[tuple, np.ndarray] = {}
         self._by_turn: Dict[tuple, np.ndarray] = {}
+        self._last_rounds: Dict[tuple, Tuple[np.ndarray, np.ndarray]] = {}
         self._policies: List[TurnPolicy] = []  # alive while their ids are keys
         self.passes = 0  # columns of forward passes run (distinct turns)
 
@@ -627,17 +636,19 @@ class TurnOutcomes:
                 digests[n].update(signature[n].tobytes())
         return [(id(policy), int(f[n]), digests[n].digest()) for n in range(len(i))]
 
-    def __call__(self, policy: "TurnPolicy", seat: int, i, j, forced: np.ndarray) -> np.ndarray:
+    def __call__(self, policy: "TurnPolicy", seat: int, i, j, forced: np.ndarray, by_layer: bool = False
+                 ) -> np.ndarray:
         """``(L + 1, N)`` outcomes of ``policy`` in positions ``(seat, i[n], j[n])`` whose turns end
-        as ``forced`` says (as :func:`_turn_outcomes`)."""
+        as ``forced`` says (as :func:`_turn_outcomes`; ``(L + 4, N)`` with ``by_layer``)."""
         L, N = forced.shape
         i, j = np.broadcast_to(i, (N,)), np.broadcast_to(j, (N,))
         f = np.argmax(forced, axis=0)
+        past = 3 if by_layer else 1  # rows kept from f on: where the turns stopped, or f alone
         self._remember(policy)
-        keys = [(id(policy), seat, int(i[n]), int(j[n]), int(f[n])) for n in range(N)]
+        keys = [(id(policy), seat, int(i[n]), int(j[n]), int(f[n]), by_layer) for n in range(N)]
         missing = np.array([n for n, key in enumerate(keys) if key not in self._known], np.intp)
         if len(missing):
-            turns = self._turns(policy, seat, i[missing], j[missing], f[missing])
+            turns = [turn + (by_layer,) for turn in self._turns(policy, seat, i[missing], j[missing], f[missing])]
             first: Dict[tuple, int] = {}
             for c, turn in enumerate(turns):
                 if turn not in self._by_turn:
@@ -646,33 +657,86 @@ class TurnOutcomes:
                 new = np.array(list(first.values()), np.intp)
                 top = int(f[new].max()) + 1
                 found = _turn_outcomes(self.chain, forced[:top, new],
-                                       lambda b: policy.decide(self.chain, seat, i[new], j[new], b))
+                                       lambda b: policy.decide(self.chain, seat, i[new], j[new], b), by_layer)
                 self.passes += len(new)
                 for c, (turn, n) in enumerate(first.items()):
-                    self._by_turn[turn] = np.append(found[: f[n] + 1, c], found[top, c])
+                    self._by_turn[turn] = np.append(found[: f[n] + past, c], found[-1, c])
             for c, n in enumerate(missing):
                 self._known[keys[n]] = self._by_turn[turns[c]]
-        out = np.zeros((L + 1, N))
+        out = np.zeros((L + 4 if by_layer else L + 1, N))
         for n, key in enumerate(keys):
             known = self._known[key]
             out[: len(known) - 1, n] = known[:-1]
-            out[L, n] = known[-1]
+            out[-1, n] = known[-1]
         return out
 
     def last_round(self, policy: "TablePolicy", grid: "_Grid", t: int, stop_when_won: bool):
         """For the solved optimum as player 2 in the last round against ``t``: ``(win, tie)``,
         ``(t,)`` probabilities for every banked score ``i < t`` (its value is ``win + tau tie``
         with ``tau`` the tiebreak's), by one backward pass over the banked score."""
-        key = ("last round", id(policy), t, bool(stop_when_won))
-        if key not in self._known:
+        key = (id(policy), t, bool(stop_when_won))
+        if key not in self._last_rounds:
             self._remember(policy)
             f = _last_round_limit(grid, t, stop_when_won)
             k = np.arange(f + 1)
             hold = np.stack(_last_round_hold(grid, t, k), axis=1)
             _, _, F, _ = _backward(self.chain, hold, np.broadcast_to((k >= f)[:, None], (f + 1, 2)),
                                    np.zeros(2), False, lambda kk: np.repeat(policy.by_score(t, kk), 2, axis=1))
-            self._known[key] = (F[:t, 0].copy(), F[:t, 1].copy())
-        return self._known[key]
+            self._last_rounds[key] = (F[:t, 0].copy(), F[:t, 1].copy())
+        return self._last_rounds[key]
+
+
+#: :func:`turn_endings` follows a turn until less than this much of its probability is still
+#: rolling: a hundredth of the resolution of a float64 uniform draw (2**-53, about 1.1e-16).
+TURN_TAIL = 1e-18
+#: Bytes of probability mass one forward pass of :func:`turn_endings` may hold at once.
+_PASS_BYTES = 64 * 2**20
+
+
+def turn_endings(outcomes: TurnOutcomes, policy: "TurnPolicy", goal: int, stop_when_won: bool, seat, i, j,
+                 horizon: int = 64) -> np.ndarray:
+    """How a turn of ``policy`` ends as the environment plays it, from the positions ``(seat[n],
+    i[n], j[n])`` (seat 0 moves first in a round; scores as they are, not capped): ``(N, G)``, the
+    probability of banking ``g`` brains (``g = 0``: a bust, or a hold with none).
+
+    Unlike the grid's turns, nothing caps a turn here: player 2 of a round stops as soon as
+    holding wins only with ``stop_when_won`` (then the turn banks the brains it has, maybe
+    more than it needed), and otherwise the turn is followed ``horizon`` brains deep, then
+    twice as deep, ... until less than :data:`TURN_TAIL` of it is still rolling; that
+    remainder is left out (a row sums to at least ``1 - TURN_TAIL``).
+    """
+    seat, i, j = (np.asarray(x, np.int64) for x in np.broadcast_arrays(seat, i, j))
+    N, D = len(i), outcomes.chain.size
+    last = (seat == 1) & bool(stop_when_won)
+    win = np.where(last, np.maximum(1, np.maximum(goal - i, j + 1 - i)), np.iinfo(np.int64).max)
+    found: Dict[int, np.ndarray] = {}
+    todo, depth = np.arange(N), horizon
+    while len(todo):
+        if depth > 64 * horizon:
+            raise ValueError(f"policy {policy.name} keeps rolling: a turn is still going {depth // 2} brains deep")
+        width = max(1, _PASS_BYTES // ((depth + 4) * D * 8))
+        left = []
+        for side in (0, 1):
+            ours = todo[seat[todo] == side]
+            for lo in range(0, len(ours), width):
+                part = ours[lo : lo + width]
+                fp = np.minimum(win[part], depth)
+                L = int(fp.max()) + 1
+                out = outcomes(policy, side, i[part], j[part], np.arange(L)[:, None] >= fp[None, :], by_layer=True)
+                for c, n in enumerate(part):
+                    probs = out[: L + 3, c].copy()
+                    probs[0] += out[-1, c]  # a bust banks nothing
+                    if win[n] > depth:  # followed to the depth only: what passed it is still rolling
+                        if probs[fp[c] :].sum() > TURN_TAIL:
+                            left.append(n)
+                            continue
+                        probs[fp[c] :] = 0.0
+                    found[int(n)] = probs
+        todo, depth = np.array(sorted(left), np.int64), 2 * depth
+    table = np.zeros((N, max(len(probs) for probs in found.values())))
+    for n, probs in found.items():
+        table[n, : len(probs)] = probs
+    return table
 
 
 def _expected_hold(outcomes: np.ndarray, hold: np.ndarray, affine: bool) -> np.ndarray:
@@ -696,7 +760,7 @@ class TurnPolicy:
     brains (``seat`` 0 moves first in a round; the fresh state's entry is ignored: the player
     must roll).  Scores are capped at the grid's ``score_cap - 1``."""
 
-    name = "policy"
+    name: str = "policy"
 
     def decide(self, chain: DiceChain, seat: int, i: np.ndarray, j: np.ndarray, b: int) -> np.ndarray:
         raise NotImplementedError
@@ -715,7 +779,7 @@ class ScorePolicy(TurnPolicy):
 
     def __init__(self, policy, name: Optional[str] = None):
         self.policy = policy
-        self.name = name or getattr(policy, "__name__", "policy")
+        self.name = name or str(getattr(policy, "__name__", "policy"))
 
     def decide(self, chain, seat, i, j, b):
         return self.signature(chain, seat, i, j, b)[np.minimum(chain.shotguns, 2)]
@@ -1055,6 +1119,7 @@ class _Grid:
         self.states = 0
         self.positions = 0
         self.iterations = 0
+        self.timings: Dict[str, float] = {}  # seconds per phase of the pass that filled it
 
     def add_block(self, decisions: np.ndarray) -> int:
         """Store ``(layers, D)`` bool decisions; return their first row."""
@@ -1243,12 +1308,11 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
     top = M - 1
     timings = {"last round and tiebreaks": 0.0, "below the goal": 0.0}
     t_start = time.perf_counter()
-    if policies is not None and outcomes is None:
-        outcomes = TurnOutcomes(chain)
+    turns = outcomes if outcomes is not None else TurnOutcomes(chain)  # (not used when solving)
 
     def ends(seat, i, j, forced):
         """The turn outcomes of seat ``seat``'s policy at ``(seat, i, j)`` (None when solving)."""
-        return None if policies is None else outcomes(policies[seat], seat, i, j, forced)
+        return None if policies is None else turns(policies[seat], seat, i, j, forced)
 
     # 1. The last round and the tiebreaks, from the top of the grid down.
     for t in range(top, goal - 1, -1):
@@ -1272,7 +1336,7 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
             grid.offset[1, i, t] = first + i
             grid.layers[1, i, t] = f - i
         elif _is_table(policies[1], goal, M):  # decisions by banked score: every i in one pass
-            win, tie = outcomes.last_round(policies[1], grid, t, stop_when_won)
+            win, tie = turns.last_round(policies[1], grid, t, stop_when_won)
             grid.start[1, :t, t] = win + tau * tie
         else:
             _last_round_by_position(grid, t, tau, lambda i, forced: ends(1, i, t, forced), stop_when_won)
@@ -1299,7 +1363,7 @@ def _run(goal: int, M: int, policies: Optional[Tuple[TurnPolicy, TurnPolicy]] = 
     return grid
 
 
-def _is_table(policy: "TurnPolicy", goal: int, M: int) -> bool:
+def _is_table(policy: "TurnPolicy", goal: int, M: int) -> TypeGuard["TablePolicy"]:
     """Whether ``policy`` is the solved optimum of this grid (its decisions in the last round
     depend on the banked score only)."""
     return isinstance(policy, TablePolicy) and policy.solution.goal == goal and policy.solution.score_cap == M
@@ -1517,7 +1581,7 @@ def standard_policies(goal: int = DEFAULT_GOAL) -> Dict[str, TurnPolicy]:
     return out
 
 
-def differences(solution: Solution, policies: Optional[Dict[str, TurnPolicy]] = None,
+def differences(solution: Solution, policies: Optional[Mapping[str, TurnPolicy]] = None,
                 progress: Optional[Callable[[str, float], None]] = None, stop_when_won: bool = True,
                 outcomes: Optional[TurnOutcomes] = None) -> Dict[str, dict]:
     """Exact head-to-head of each policy (default :func:`standard_policies`) against the
@@ -1579,7 +1643,7 @@ def exact_score(policy, goal: int = DEFAULT_GOAL, score_cap: Optional[int] = Non
     check_int("goal", goal, 1)
     M = check_score_cap(score_cap, goal)
     candidate = policy if isinstance(policy, TurnPolicy) else ObservationPolicy(policy, goal, "learned")
-    result = head_to_head(candidate, solved(goal, M).as_policy(), goal, M, stop_when_won).as_dict()
+    result: Dict[str, Any] = head_to_head(candidate, solved(goal, M).as_policy(), goal, M, stop_when_won).as_dict()
     if references:
         result["references"] = human_differences(goal, M, stop_when_won)
         result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in result["references"].items()}

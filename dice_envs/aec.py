@@ -13,7 +13,7 @@ adds PettingZoo's standard wrappers.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional
 
 import gymnasium
 import numpy as np
@@ -94,8 +94,8 @@ class RulesCoreEnv(AECEnv):
             with the mask in ``infos[agent]["action_mask"]``.
     """
 
-    metadata = {"render_modes": RENDER_MODES, "name": "rules_core", "is_parallelizable": False,
-                "render_fps": RENDER_FPS}
+    metadata: Dict[str, Any] = {"render_modes": RENDER_MODES, "name": "rules_core", "is_parallelizable": False,
+                                "render_fps": RENDER_FPS}
 
     def __init__(self, game: Game, render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
                  observation: str = "dict"):
@@ -116,7 +116,7 @@ class RulesCoreEnv(AECEnv):
                 "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
             }
         )
-        self._action_space = spaces.Discrete(game.num_actions)
+        self._action_space: spaces.Discrete[np.int64] = spaces.Discrete(game.num_actions)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.state_: Optional[GameState] = None
@@ -144,7 +144,7 @@ class RulesCoreEnv(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: Dict[str, dict] = {a: {} for a in self.agents}
         self.num_moves = 0
         self.log = []
         self.moves = []
@@ -167,6 +167,7 @@ class RulesCoreEnv(AECEnv):
         empty)."""
         if self.terminations.get(agent) or self.truncations.get(agent):
             return np.ones(self.game.num_actions, dtype=np.int8)
+        assert self.state_ is not None  # set by reset(), which made self.terminations
         if self.state_.current_player == self.agent_name_mapping[agent]:
             return self.state_.action_mask()
         return np.zeros(self.game.num_actions, dtype=np.int8)
@@ -225,6 +226,7 @@ class RulesCoreEnv(AECEnv):
 
     def _status(self) -> str:
         state = self.state_
+        assert state is not None  # rendered after reset()
         if state.is_terminal():
             return "game over: " + ", ".join(f"{a} {r:+g}" for a, r in zip(self.possible_agents, state.returns()))
         return f"{self.possible_agents[state.current_player]} to move"
@@ -240,8 +242,9 @@ class RulesCoreEnv(AECEnv):
 
     @property
     def game_state(self) -> GameState:
-        """The current rules-core state (immutable; safe to hand to a solver or policy)."""
-        return self.state_
+        """The current rules-core state (immutable; safe to hand to a solver or policy).  It is None
+        before the first :meth:`reset`, which the annotation leaves out: a game is played after a reset."""
+        return self.state_  # type: ignore[return-value]
 
     def _resolve_chance(self, state: GameState) -> GameState:
         while state.is_chance_node():

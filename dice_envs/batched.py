@@ -66,7 +66,42 @@ def categorical(u: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
     the cumulative probabilities, shape (K,) or (M, K), last entry 1."""
     if cumulative.ndim == 1:
         return np.searchsorted(cumulative, u, side="right").clip(max=len(cumulative) - 1)
-    return (u[:, None] >= cumulative[:, :-1]).sum(axis=1)
+    return np.argmin(cumulative <= u[:, None], axis=1)  # the first entry above u (the last is 1)
+
+
+# numpy's reductions over a short last axis (a few seats or colours) cost about ten times
+# what adding the columns does; the rules' hot paths use these instead.
+
+def row_sum(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=1)`` of a 2-D integer array with a few columns."""
+    total = x[:, 0].copy()
+    for c in range(1, x.shape[1]):
+        total += x[:, c]
+    return total
+
+
+def row_any(x: np.ndarray) -> np.ndarray:
+    """``x.any(axis=1)`` of a 2-D bool array with a few columns."""
+    out = x[:, 0].copy()
+    for c in range(1, x.shape[1]):
+        out |= x[:, c]
+    return out
+
+
+def row_max(x: np.ndarray) -> np.ndarray:
+    """``x.max(axis=1)`` of a 2-D array with a few columns."""
+    out = x[:, 0].copy()
+    for c in range(1, x.shape[1]):
+        np.maximum(out, x[:, c], out=out)
+    return out
+
+
+def first_true(x: np.ndarray) -> np.ndarray:
+    """``np.argmax(x, axis=1)`` of a 2-D bool array with a few columns (0 where none is true)."""
+    out = np.zeros(len(x), np.int64)
+    for c in range(x.shape[1] - 1, -1, -1):
+        out[x[:, c]] = c
+    return out
 
 
 class BatchedGame(abc.ABC):
@@ -135,6 +170,11 @@ class BatchedGame(abc.ABC):
     @abc.abstractmethod
     def _load(self, s: State, k: int, state: GameState) -> None:
         """Write the rules-core ``state`` (a decision or terminal node) into row ``k``."""
+
+    def _bank(self, rows: np.ndarray, gained: np.ndarray) -> np.ndarray:
+        """End the mover's turn in the games ``rows`` of :attr:`state` banking ``gained`` points
+        (jeopardy games); see :meth:`bank`."""
+        raise NotImplementedError(f"{type(self).__name__} has no turns to bank")
 
     def chance_outcome(self, k: int) -> Any:
         """The rules-core chance outcome drawn in game ``k`` by the last :meth:`step` or
@@ -215,6 +255,24 @@ class BatchedGame(abc.ABC):
         terminated = live & s["done"]
         self._scatter(s)
         return rewards, terminated
+
+    def bank(self, gained, where=None) -> np.ndarray:
+        """End the turn of the mover in every game (or the games ``where`` selects) as its last
+        step would, ``gained`` points banked: 0 for a bust (or a hold with nothing), the turn's
+        total for a hold, or the total that reached the goal.  For the jeopardy games (Pig,
+        Zombie Dice), whose opponents' whole turns are drawn at once (:mod:`dice_envs.vector`).
+
+        Returns:
+            ``(M, num_players)`` float32 payoffs of the games that this ends.
+        """
+        idx = self._select(where)
+        rows = np.arange(self.num_envs) if idx is None else idx
+        gained = np.asarray(gained, np.int64)
+        if gained.shape != rows.shape:
+            raise ValueError(f"gained must have shape {rows.shape}, got {gained.shape}")
+        if self.state["done"][rows].any():
+            raise ValueError("bank() needs games in play; some selected games are over")
+        return self._bank(rows, gained)
 
     @property
     def done(self) -> np.ndarray:

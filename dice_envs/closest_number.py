@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -85,7 +85,7 @@ def score_board(cards: Iterable[Tuple[int, int]], num_players: int, numbers: int
     if not cards:
         return tuple(points)
     for k in range(1, numbers + 1):
-        best = {}
+        best: Dict[int, int] = {}
         for seat, n in cards:
             dist = abs(n - k)
             if dist < best.get(seat, numbers + 1):
@@ -228,8 +228,9 @@ class ClosestNumberState(GameState):
 
     __slots__ = ("game", "first", "round", "scores", "active", "placements", "history", "outcome",
                  "_order", "_legal")
+    game: ClosestNumberGame
 
-    def __init__(self, game, first, round_, scores, active, placements, history, outcome):
+    def __init__(self, game, first, round_, scores, active, placements, history, outcome) -> None:
         self.game = game
         self.first = first
         self.round = round_

@@ -34,6 +34,8 @@ class ClosestNumberBatch(BatchedGame):
             :class:`dice_envs.closest_number.ClosestNumberGame` (or pass ``game=``).
     """
 
+    game: ClosestNumberGame
+
     def __init__(self, num_envs: int, num_players: int = 2, numbers: int = 10,
                  starting_player: Optional[int] = None, round3: str = "two_cards",
                  game: Optional[ClosestNumberGame] = None):
@@ -249,7 +251,7 @@ class ClosestNumberBatch(BatchedGame):
         obs[:, base + 3 * p + 3] = s["decoy_left"][rows, seats]
         return obs
 
-    def _load(self, s: State, k: int, state: ClosestNumberState) -> None:
+    def _load(self, s: State, k: int, state: ClosestNumberState) -> None:  # type: ignore[override]
         g = self.game
         s["first"][k] = state.first
         s["round"][k] = state.round

@@ -103,6 +103,7 @@ class raw_env(RulesCoreEnv):
     """Closest Number as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "closest_number_v0"}
+    game: ClosestNumberGame
 
     def __init__(
         self,

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Hashable, Iterable, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Hashable, Iterable, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -74,8 +74,12 @@ class Die:
     """
 
     faces: Tuple[Hashable, ...]
-    weights: Tuple[Fraction, ...] = ()
+    weights: Tuple[Fraction, ...] = ()  # normalised by __post_init__: exact, summing to 1
     name: str = "die"
+
+    if TYPE_CHECKING:  # what the generated __init__ accepts: weights as ints, Fractions or floats
+        def __init__(self, faces: Tuple[Hashable, ...], weights: Sequence[Union[Fraction, float]] = (),
+                     name: str = "die") -> None: ...
 
     def __post_init__(self):
         faces = tuple(self.faces)
@@ -190,7 +194,7 @@ def roll_pool(dice: Sequence[Die]) -> Distribution:
 
 def combine(parts: Sequence[Distribution]) -> Distribution:
     """Product distribution of independent parts; outcomes are tuples of parts."""
-    out = [((), Fraction(1))]
+    out: Distribution = [((), Fraction(1))]
     for part in parts:
         out = [(o + (x,), p * q) for o, p in out for x, q in part]
     return out

@@ -251,6 +251,7 @@ class LiarsDiceState(GameState):
     """
 
     __slots__ = ("game", "rolls", "bids", "called")
+    game: LiarsDiceGame
 
     def __init__(self, game: LiarsDiceGame, rolls, bids: Tuple[int, ...], called: bool):
         self.game = game

@@ -49,6 +49,8 @@ class LiarsDiceBatch(BatchedGame):
             :class:`dice_envs.liars_dice.LiarsDiceGame` (or pass ``game=``).
     """
 
+    game: LiarsDiceGame
+
     def __init__(self, num_envs: int, num_players: int = 2, dice_per_player=1, faces: int = 6,
                  wild=False, max_quantity: Optional[int] = None, game: Optional[LiarsDiceGame] = None,
                  starting_player: int = 0):
@@ -129,7 +131,7 @@ class LiarsDiceBatch(BatchedGame):
         obs[:, g.prefix_size :] = g.dice
         return obs
 
-    def _load(self, s: State, k: int, state: LiarsDiceState) -> None:
+    def _load(self, s: State, k: int, state: LiarsDiceState) -> None:  # type: ignore[override]
         s["counts"][k] = 0
         for p, roll in enumerate(state.rolls):
             for f in roll:

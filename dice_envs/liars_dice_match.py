@@ -136,6 +136,7 @@ class LiarsDiceMatchState(GameState):
     """
 
     __slots__ = ("game", "dice", "players", "round", "winner")
+    game: LiarsDiceMatchGame
 
     def __init__(self, game: LiarsDiceMatchGame, dice: Tuple[int, ...], players: Tuple[int, ...],
                  round_state: Optional[LiarsDiceState], winner: Optional[int]):
@@ -191,13 +192,16 @@ class LiarsDiceMatchState(GameState):
     def apply(self, action) -> "LiarsDiceMatchState":
         g = self.game
         if self.is_chance_node():
+            assert self.round is not None  # a chance node is a round's roll
             return LiarsDiceMatchState(g, self.dice, self.players, self.round.apply(action), None)
         action = self.check_action(action)
+        assert self.round is not None  # check_action refuses every action once the game is over
         inner = self.round.apply(self.round.game.call_action if action == g.call_action else action)
         if not inner.is_terminal():
             return LiarsDiceMatchState(g, self.dice, self.players, inner, None)
-        winner, loser = self.players[inner.winner], self.players[inner.caller if inner.winner == inner.bidder
-                                                                  else inner.bidder]
+        round_winner, caller, bidder = inner.winner, inner.caller, inner.bidder
+        assert round_winner is not None and caller is not None and bidder is not None  # a bid was called
+        winner, loser = self.players[round_winner], self.players[caller if round_winner == bidder else bidder]
         dice = tuple(n - (p == loser) for p, n in enumerate(self.dice))
         if g.next_starter == "winner":
             starter = winner

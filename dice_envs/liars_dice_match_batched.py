@@ -9,6 +9,8 @@ step by step.  See :mod:`dice_envs.batched` for the API.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .batched import BatchedGame, State
@@ -27,7 +29,9 @@ class LiarsDiceMatchBatch(BatchedGame):
             keywords (``dice_per_player=2, wild="aces"``...).
     """
 
-    def __init__(self, num_envs: int, game: LiarsDiceMatchGame = None, **kwargs):
+    game: LiarsDiceMatchGame
+
+    def __init__(self, num_envs: int, game: Optional[LiarsDiceMatchGame] = None, **kwargs):
         game = game if game is not None else LiarsDiceMatchGame(**kwargs)
         self.bid_quantity = np.arange(game.num_bids) // game.faces + 1
         self.payoffs = np.array([game.payoff(w) for w in range(game.num_players)], np.float32)
@@ -128,7 +132,7 @@ class LiarsDiceMatchBatch(BatchedGame):
         obs[:, g.prefix_size :] = s["dice"]
         return obs
 
-    def _load(self, s: State, k: int, state: LiarsDiceMatchState) -> None:
+    def _load(self, s: State, k: int, state: LiarsDiceMatchState) -> None:  # type: ignore[override]
         s["dice"][k] = state.dice
         s["counts"][k] = 0
         s["bids"][k] = False
@@ -143,7 +147,8 @@ class LiarsDiceMatchBatch(BatchedGame):
         bids = state.round.bids
         s["bids"][k, list(bids)] = True
         s["last_bid"][k] = bids[-1] if bids else -1
-        s["bidder"][k] = state.players[state.round.bidder] if bids else 0
+        bidder = state.round.bidder  # None before the first bid
+        s["bidder"][k] = state.players[bidder] if bidder is not None else 0
         s["mover"][k] = state.current_player
 
     def chance_outcome(self, k: int):

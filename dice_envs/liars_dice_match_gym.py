@@ -45,7 +45,7 @@ from typing import Optional
 from .liars_dice_match import LiarsDiceMatchGame
 from .liars_dice_match_batched import LiarsDiceMatchBatch
 from .liars_dice_match_v0 import raw_env
-from .single_agent import SingleAgentEnv
+from .single_agent import Opponent, SingleAgentEnv
 from .vector import BatchedSingleAgentEnv, random_opponent
 
 __all__ = ["LiarsDiceMatchEnv", "LiarsDiceMatchVectorEnv"]
@@ -71,6 +71,7 @@ class LiarsDiceMatchEnv(SingleAgentEnv):
                       starting_player=starting_player, next_starter=next_starter)
         from dice_envs.agents.opponents import PolicyOpponent, RandomOpponent  # agents depend on dice_envs
 
+        self.opponent: Opponent
         if isinstance(opponent, str) and opponent == "random":
             self.opponent = RandomOpponent()
         elif isinstance(opponent, str) and opponent == "equilibrium":

@@ -86,6 +86,7 @@ class raw_env(RulesCoreEnv):
     """The whole game of Liar's Dice as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_match_v0"}
+    game: LiarsDiceMatchGame
 
     def __init__(
         self,

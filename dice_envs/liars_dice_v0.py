@@ -102,6 +102,7 @@ class raw_env(RulesCoreEnv):
     """Liar's Dice as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_v0"}
+    game: LiarsDiceGame
 
     def __init__(
         self,

@@ -30,7 +30,7 @@ Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -42,25 +42,33 @@ except ImportError as err:  # pragma: no cover - the extra is not installed
 from .closest_number import MAX_NUMBERS
 from .core import CHANCE, TERMINAL, Game
 
+if TYPE_CHECKING:
+    from .closest_number import ClosestNumberGame
+    from .liars_dice import LiarsDiceGame
+    from .pig import PigGame
+    from .zombie_dice import ZombieDiceGame
+
 __all__ = ["GAMES", "register", "core_state"]
 
 _PLAYER_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL}
 _I = pyspiel.GameType.Information
 _U = pyspiel.GameType.Utility
 
+_G = TypeVar("_G", bound=Game)
+
 
 @dataclass(frozen=True)
-class GameSpec:
-    """How one game is offered to OpenSpiel."""
+class GameSpec(Generic[_G]):
+    """How one game is offered to OpenSpiel (``_G``: the class of its rules-core game)."""
 
     long_name: str
     parameters: Dict[str, object]  # the project's argument names and their defaults
-    make: Callable[[dict], Game]  # the rules-core game for the parameters
+    make: Callable[[dict], _G]  # the rules-core game for the parameters
     information: "pyspiel.GameType.Information"
-    utility: Callable[[Game], "pyspiel.GameType.Utility"]  # of the game its parameters make
-    max_chance_outcomes: Callable[[Game], int]
-    utilities: Callable[[Game], tuple]  # (min, max); the sum is 0 where the game is zero-sum
-    max_game_length: Callable[[Game], int]
+    utility: Callable[[_G], "pyspiel.GameType.Utility"]  # of the game its parameters make
+    max_chance_outcomes: Callable[[_G], int]
+    utilities: Callable[[_G], tuple]  # (min, max); the sum is 0 where the game is zero-sum
+    max_game_length: Callable[[_G], int]
     hidden: bool  # information states are the rules core's information_state()
     players: Tuple[int, int] = (2, 2)  # the fewest and the most players the parameters allow
     #: OpenSpiel's names for parameters, where OpenSpiel has a game of this name
@@ -68,10 +76,10 @@ class GameSpec:
     aliases: Dict[str, str] = field(default_factory=dict)
     #: the observation entries that are the player's private information (a public-only observer
     #: hides them); hidden-information games without it refuse public-only observers
-    private: Optional[Callable[[Game], slice]] = None
+    private: Optional[Callable[[_G], slice]] = None
     #: where the rules core's chance outcome is a tuple of independent parts (every player's roll),
     #: the parts' distributions: OpenSpiel then draws them one chance node each, never the product
-    chance_parts: Optional[Callable[[Game], list]] = None
+    chance_parts: Optional[Callable[[_G], list]] = None
     #: the observation vector is an information state (perfect recall): the game then declares an
     #: information-state tensor, the observation (Liar's Dice: one's dice, the bids made, which
     #: being increasing give their order, and the seat), which OpenSpiel's Deep CFR, ESCHER and
@@ -83,7 +91,7 @@ def _none(value):
     return None if value == -1 else value
 
 
-def _liars_dice(p):
+def _liars_dice(p) -> LiarsDiceGame:
     """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
     each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
     from .liars_dice import LiarsDiceGame
@@ -98,14 +106,14 @@ def _liars_dice(p):
                          p["starting_player"])
 
 
-def _pig(p):
+def _pig(p) -> PigGame:
     from .dice import d
     from .pig import PigGame
 
     return PigGame(p["goal"], d(p["sides"]))
 
 
-def _zombie_dice(p):
+def _zombie_dice(p) -> ZombieDiceGame:
     from .zombie_dice import ZombieDiceGame
 
     return ZombieDiceGame(p["num_players"], p["variant"], p["goal"], p["stop_when_won"])
@@ -117,7 +125,7 @@ def _shakes(p):
     return make_game(p["num_players"], p["mode"], p["variant"], p["objective"], p["until_winner"])
 
 
-def _closest_number(p):
+def _closest_number(p) -> ClosestNumberGame:
     from .closest_number import ClosestNumberGame
 
     return ClosestNumberGame(p["num_players"], p["numbers"], _none(p["starting_player"]), p["round3"])

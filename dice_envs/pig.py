@@ -80,7 +80,7 @@ class PigGame(Game):
     def __init__(self, goal: int = DEFAULT_GOAL, die: Optional[Die] = None):
         self.goal = check_int("goal", goal, 1)
         self.die = check_pig_die(d(6) if die is None else die)
-        self.max_face = max(int(f) for f in self.die.faces)
+        self.max_face = max(int(f) for f in self.die.faces)  # type: ignore[call-overload]  # int faces (checked)
 
     @property
     def observation_shape(self):
@@ -100,7 +100,7 @@ class PigGame(Game):
         scaled[..., :3] /= self.goal
         return scaled
 
-    def scaled_bounds(self):
+    def scaled_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` of :meth:`scaled_observation`."""
         low, high = self.observation_bounds()
         return self.scaled_observation(low), self.scaled_observation(high)
@@ -124,6 +124,7 @@ class PigState(GameState):
     """
 
     __slots__ = ("game", "scores", "mover", "turn_total", "pending_roll", "winner")
+    game: PigGame
 
     def __init__(self, game, scores, mover, turn_total, pending_roll, winner):
         self.game = game

@@ -23,6 +23,8 @@ class PigBatch(BatchedGame):
         goal, die: as :class:`dice_envs.pig.PigGame` (or pass ``game=``).
     """
 
+    game: PigGame
+
     def __init__(self, num_envs: int, goal: int = DEFAULT_GOAL, die: Optional[Die] = None,
                  game: Optional[PigGame] = None):
         game = game if game is not None else PigGame(goal, die)
@@ -84,6 +86,22 @@ class PigBatch(BatchedGame):
             rewards[w, mover[w]] = 1.0
         return rewards
 
+    def _bank(self, rows: np.ndarray, gained: np.ndarray) -> np.ndarray:
+        s = self.state
+        mover = s["mover"][rows]
+        banked = s["scores"][rows, mover] + gained
+        s["scores"][rows, mover] = banked
+        won = banked >= self.game.goal
+        s["turn_total"][rows] = 0
+        s["face"][rows] = 0
+        s["winner"][rows[won]] = mover[won]
+        s["done"][rows[won]] = True
+        s["mover"][rows[~won]] ^= 1
+        rewards = np.zeros((len(rows), 2), np.float32)
+        rewards[won] = -1.0
+        rewards[won, mover[won]] = 1.0
+        return rewards
+
     def _observe(self, s: State, seats: np.ndarray) -> np.ndarray:
         rows = np.arange(len(seats))
         obs = np.empty((len(seats), 4), np.float32)
@@ -102,7 +120,7 @@ class PigBatch(BatchedGame):
     def rolled(self, where=None) -> np.ndarray:
         return self._gather(self._select(where))["turn_total"] > 0
 
-    def _load(self, s: State, k: int, state: PigState) -> None:
+    def _load(self, s: State, k: int, state: PigState) -> None:  # type: ignore[override]
         s["scores"][k] = state.scores
         s["mover"][k] = state.mover
         s["turn_total"][k] = state.turn_total

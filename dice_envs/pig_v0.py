@@ -85,6 +85,7 @@ class raw_env(RulesCoreEnv):
     """Pig as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "pig_v0"}
+    game: PigGame
 
     def __init__(
         self,

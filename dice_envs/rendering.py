@@ -64,9 +64,12 @@ milliseconds (matplotlib's Agg, one figure per environment, reused).  It needs m
 from __future__ import annotations
 
 import importlib
-from typing import Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .pictures.table import Table
 
 __all__ = ["RENDER_FPS", "FRAME_SIZE", "TablePainter", "check_available"]
 
@@ -104,8 +107,8 @@ class TablePainter:
         items: what the last frame shows, a tuple of :class:`~dice_envs.pictures.table.Item`.
     """
 
-    def __init__(self):
-        self._table = None
+    def __init__(self) -> None:
+        self._table: Optional[Table] = None
         self.items: Tuple = ()
 
     def frame(self, game, state, agents: Sequence[str], moves: Sequence = (), events: Sequence[str] = (),

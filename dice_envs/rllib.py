@@ -42,7 +42,7 @@ SHARED = "shared"
 try:  # RLlib's own PettingZoo wrapper is the base; without the extra, using it says what to install
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv as _PettingZooEnv
 except ImportError:  # pragma: no cover - depends on the installed extras
-    _PettingZooEnv = object
+    _PettingZooEnv = object  # type: ignore[misc,assignment]
 
 
 def _require_ray():
@@ -125,7 +125,7 @@ class DiceMultiAgentEnv(_PettingZooEnv):
         super().__init__(aec)
         self._adapter = _Adapter(aec, observation_fn, bounds)
         self.observation_spaces = dict(self._adapter.spaces)
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+        self.observation_space = gym.spaces.Dict(self._adapter.spaces)  # the seats' spaces, as observation_spaces
 
     def reset(self, *, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)

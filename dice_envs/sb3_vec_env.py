@@ -25,18 +25,18 @@ from types import MappingProxyType
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvStepReturn
 
 from .vector import BatchedSingleAgentEnv
 
-_EMPTY = MappingProxyType({})
+_EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
 
 
 class SB3VecEnv(VecEnv):
     """Adapts a :class:`dice_envs.vector.BatchedSingleAgentEnv` (or ``gymnasium.make_vec``'s
     result for a dice_envs id) to SB3's ``VecEnv``."""
 
-    def __init__(self, vector_env):
+    def __init__(self, vector_env) -> None:
         env = getattr(vector_env, "unwrapped", vector_env)
         if not isinstance(env, BatchedSingleAgentEnv):
             raise ValueError(f"SB3VecEnv needs a dice_envs batched vector env, got {type(vector_env).__name__}")
@@ -53,7 +53,7 @@ class SB3VecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64, copy=False)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: List[Any] = [_EMPTY] * self.num_envs

@@ -226,6 +226,7 @@ class ShakesState(GameState):
     """
 
     __slots__ = ("game", "efficacies", "treated", "saved", "phase", "patient_to", "contenders", "declared")
+    game: _ShakesGame
 
     def __init__(self, game, efficacies=None, treated=None, saved=None, phase=DEAL, patient_to=None,
                  contenders=(), declared=()):
@@ -476,6 +477,7 @@ class CourtState(ShakesState):
     """A position of :class:`CourtGame`; action ``i`` gives the patient treatment ``i``."""
 
     __slots__ = ()
+    game: CourtGame
 
     def _decider(self) -> int:
         return 0
@@ -548,6 +550,7 @@ class MaestersState(ShakesState):
     the others); then the arguing maesters roll (a chance node, re-rolled for ties)."""
 
     __slots__ = ()
+    game: MaestersGame
 
     def _decider(self) -> int:
         return len(self.declared)

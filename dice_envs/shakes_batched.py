@@ -29,7 +29,7 @@ for the API.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
@@ -55,6 +55,7 @@ class _ShakesBatch(BatchedGame):
     record features of the observation and the returns."""
 
     _card = 0  # observation entries before the record (the maesters' own card)
+    game: Union[CourtGame, MaestersGame]
 
     def __init__(self, game, num_envs: int):
         rules = game.rules
@@ -63,7 +64,7 @@ class _ShakesBatch(BatchedGame):
         self.multiset = np.array(rules.efficacies, np.int64)
         self.shuffle = len(set(rules.efficacies)) > 1
         self._serial = 0  # counts the steps and resets, to tell their argument logs apart
-        self._log = {}  # serial -> the argument rounds that step drew (see _argue)
+        self._log: Dict[int, List[list]] = {}  # serial -> the argument rounds that step drew (see _argue)
         super().__init__(game, num_envs)
 
     def _new_state(self, n: int) -> State:
@@ -158,7 +159,7 @@ class _ShakesBatch(BatchedGame):
         obs[:, c + 2 * p + 1] = s["total_saved"]
         return obs
 
-    def _load(self, s: State, k: int, state: ShakesState) -> None:
+    def _load(self, s: State, k: int, state: ShakesState) -> None:  # type: ignore[override]
         s["efficacies"][k] = 0 if state.efficacies is None else state.efficacies
         s["treated"][k] = state.treated
         s["saved"][k] = state.saved
@@ -176,7 +177,7 @@ class _ShakesBatch(BatchedGame):
             return [tuple(int(e) for e in st["efficacies"][k])]
         if drew == _DREW_NOTHING:
             return []
-        out = []
+        out: list = []
         for entry in self._log.get(int(st["stamp"][k]), ()):
             ids, contenders, strengths, order = entry
             if order is None:  # sort the games' indices once, on first look-up
@@ -336,7 +337,7 @@ class ShakesMaestersBatch(_ShakesBatch):
         obs[:, 0] = s["efficacies"][np.arange(len(seats)), seats]
         return obs
 
-    def _load(self, s: State, k: int, state: ShakesState) -> None:
+    def _load(self, s: State, k: int, state: ShakesState) -> None:  # type: ignore[override]
         super()._load(s, k, state)
         s["argue"][k] = False
         s["argue"][k, : len(state.declared)] = np.array(state.declared, np.int64) == ARGUE

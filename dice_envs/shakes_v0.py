@@ -101,7 +101,7 @@ the first maester to save 3 patients, -1 to the others; 0 to all in a draw.  In
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from .aec import RulesCoreEnv, wrap_env
 from .shakes import CourtGame, MaestersGame
@@ -134,6 +134,7 @@ class raw_env(RulesCoreEnv):
     """The Shakes as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "shakes_v0"}
+    game: Union[CourtGame, MaestersGame]
 
     def __init__(
         self,

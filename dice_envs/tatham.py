@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .dice import Die, d, enumerate_rolls
 
@@ -87,7 +87,7 @@ def painted_die(labels: Sequence[int], name: str) -> Die:
     face can be loaded on its own; a label that occurs once stays a plain face.
     """
     counts: Dict[int, int] = {}
-    faces = []
+    faces: List[Union[int, Tuple[int, int]]] = []
     for lab in labels:
         counts[lab] = counts.get(lab, 0) + 1
     seen: Dict[int, int] = {}
@@ -390,7 +390,7 @@ def fault_sensitivity(mechanism: Mechanism, factor=Fraction(5, 4)) -> Sensitivit
             dice = list(mechanism.dice)
             dice[index] = die.loaded(face, factor)
             loaded = totals(mechanism, dice)
-            tv = sum(abs(loaded.get(t, Fraction(0)) - p) for t, p in fair.items()) / 2
+            tv = sum((abs(loaded.get(t, Fraction(0)) - p) for t, p in fair.items()), Fraction(0)) / 2
             errors = {t: abs(loaded.get(t, Fraction(0)) / p - 1) for t, p in fair.items()}
             for t, e in errors.items():
                 by_total[t] = max(by_total[t], e)

@@ -17,9 +17,20 @@
 A batched opponent is a callable ``opponent(batch, rows, rng) -> actions``: the
 actions of the players to move in the games ``rows`` of ``batch`` (a
 :class:`~dice_envs.batched.BatchedGame`).  If it has a method ``start(rows, rng)``,
-it is called whenever the games ``rows`` start (to draw a policy per game, say).  :func:`random_opponent` plays uniformly
-among the legal actions; the games' solvers provide table look-ups of their
-optimal policies (``dice_envs.agents.jeopardy_agents.BatchedPolicyAgent``).
+it is called whenever the games ``rows`` start (to draw a policy per game, say).
+:func:`random_opponent` plays uniformly among the legal actions; the games' solvers
+provide table look-ups of their optimal policies
+(``dice_envs.agents.jeopardy_agents.BatchedPolicyAgent``).
+
+An opponent may also play whole turns at once: a method ``play_turns(batch, rows, rng)
+-> (played, rewards)`` is offered the games ``rows`` where it is to move, plays the whole
+turn of those it can (``played``, bool per game; ``rewards`` ``(played.sum(),
+num_players)``, paid by the turns it played) and leaves the others to be stepped one
+decision at a time.  The jeopardy games' fixed policies do this
+(``dice_envs.agents.jeopardy_agents.BatchedTurnOpponent``): a turn from its start is a
+small absorbing Markov chain, so how it ends is drawn from its exact distribution in one
+step.  It is used only without ``max_cycles`` (the decisions of a drawn turn are not
+counted).
 """
 
 from __future__ import annotations
@@ -101,10 +112,13 @@ class BatchedSingleAgentEnv(VectorEnv):
         self.auto_forced = bool(auto_forced)
         self.max_cycles = _check_max_cycles(max_cycles)
         self.illegal_action = illegal_action
+        self._all = np.arange(self.num_envs)
         if observation_fn is None:
             low, high = self.game.observation_bounds()
             observation_space = spaces.Box(low, high, dtype=np.float32)
-            observation_fn = lambda b, rows, seats: b.observe(seats, where=rows)  # noqa: E731
+            observation_fn = lambda b, rows, seats: b.observe(  # noqa: E731
+                seats, where=None if rows is self._all else rows)
+        assert observation_space is not None  # given with observation_fn (checked above)
         self._observation_fn = observation_fn
         self.single_observation_space = observation_space
         self.single_action_space = spaces.Discrete(self.game.num_actions)
@@ -112,7 +126,7 @@ class BatchedSingleAgentEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.seat = np.zeros(self.num_envs, np.int64)
         self.cycles = np.zeros(self.num_envs, np.int64)
-        self._all = np.arange(self.num_envs)
+        self._play_turns = getattr(opponent, "play_turns", None) if self.max_cycles is None else None
         self._rng = np.random.default_rng()
         self._needs_reset = True
 
@@ -208,16 +222,23 @@ class BatchedSingleAgentEnv(VectorEnv):
             else:
                 rows = rows[theirs]
                 theirs = theirs[theirs]
-            if not len(rows):
-                break
-            actions = np.empty(len(rows), np.int64)
+            played = np.zeros(len(rows), bool)
+            if self._play_turns is not None and theirs.any():
+                mine = np.flatnonzero(theirs)
+                whole, rewards = self._play_turns(batch, rows[mine], self._rng)
+                played[mine[whole]] = True
+                earned[rows[played]] += rewards[np.arange(len(rewards)), self.seat[rows[played]]]
+            if played.all():
+                continue  # looked at again: the game may be over, or the agent's to move
+            stepped, theirs = rows[~played], theirs[~played]
+            actions = np.empty(len(stepped), np.int64)
             if theirs.any():
-                actions[theirs] = self.opponent(batch, rows[theirs], self._rng)
+                actions[theirs] = self.opponent(batch, stepped[theirs], self._rng)
             if not theirs.all():
-                actions[~theirs] = np.argmax(batch.action_mask(rows[~theirs]), axis=1)
-            rewards, _ = batch.step(actions, self._rng, where=rows)
-            earned[rows] += rewards[np.arange(len(rows)), self.seat[rows]]
-            self.cycles[rows] += 1
+                actions[~theirs] = np.argmax(batch.action_mask(stepped[~theirs]), axis=1)
+            rewards, _ = batch.step(actions, self._rng, where=stepped)
+            earned[stepped] += rewards[np.arange(len(stepped)), self.seat[stepped]]
+            self.cycles[stepped] += 1
         return earned
 
     def _observation(self, rows: np.ndarray) -> np.ndarray:
@@ -251,7 +272,7 @@ class BatchedSelfPlayEnv:
         self.max_cycles = _check_max_cycles(max_cycles)
         low, high = self.game.observation_bounds()
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.single_action_space = spaces.Discrete(self.game.num_actions)
+        self.single_action_space: spaces.Discrete = spaces.Discrete(self.game.num_actions)
         self.cycles = np.zeros(self.num_envs, np.int64)
         self._rng = np.random.default_rng()
 

@@ -132,7 +132,7 @@ class ZombieDiceGame(Game):
         scale a network learns from), nothing lost."""
         return np.asarray(observation, np.float32) / self.observation_scale()
 
-    def scaled_bounds(self):
+    def scaled_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` of :meth:`scaled_observation`."""
         low, high = self.observation_bounds()
         return self.scaled_observation(low), self.scaled_observation(high)
@@ -187,6 +187,7 @@ class ZombieDiceState(GameState):
         "game", "scores", "active", "turn_index", "final", "cup", "brain_dice", "shotgun_dice",
         "feet", "turn_brains", "rolled", "pending_roll", "winner",
     )
+    game: ZombieDiceGame
 
     def __init__(self, game, scores, active, turn_index, final, cup, brain_dice, shotgun_dice, feet,
                  turn_brains, rolled, pending_roll, winner):
@@ -423,7 +424,7 @@ def compact_observation(p, i, j, b, s, goal: int = 13, rolled=1) -> np.ndarray:
     return np.stack([np.asarray(f, dtype=np.float32) for f in features], axis=-1)
 
 
-def compact_bounds():
+def compact_bounds() -> Tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` of the compact observation's Box."""
     low = np.zeros(COMPACT_SIZE, np.float32)
     high = np.ones(COMPACT_SIZE, np.float32)

@@ -1,10 +1,13 @@
 """Zombie Dice, batched: the rules of :mod:`dice_envs.zombie_dice` over arrays of games.
 
 Any variant (official or all yellow) and player count.  A roll draws the missing
-dice one at a time from the cup (after putting the brain dice back when the cup is
-short) and rolls each die with its colour's faces; ``tests/test_batched_zombie_dice.py``
-checks that these draws follow the rules core's exact ``chance_outcomes()`` and that
-the whole copy agrees with :class:`dice_envs.zombie_dice.ZombieDiceState` step by step.
+dice from the cup (after putting the brain dice back when the cup is short) and rolls
+them with the footprints kept, in two draws from exact tables: how many dice of each
+colour come out of the cup (multivariate hypergeometric, by cup and number missing),
+then the faces of the three dice in hand (multinomial per colour, by the colours in
+hand).  ``tests/test_batched_rules.py`` checks that these draws follow the rules
+core's exact ``chance_outcomes()`` and that the whole copy agrees with
+:class:`dice_envs.zombie_dice.ZombieDiceState` step by step.
 
 Turn order is seat order among the seats still in the round (all seats, or the tied
 leaders in a tiebreak), as in the rules core.  See :mod:`dice_envs.batched` for the API.
@@ -16,7 +19,8 @@ from typing import Optional
 
 import numpy as np
 
-from .batched import BatchedGame, State, categorical
+from .batched import BatchedGame, State, categorical, first_true, row_any, row_max, row_sum
+from .dice import combine, draw_counts, roll_counts
 from .zombie_dice import (DICE_PER_ROLL, HOLD, ROLL, SHOTGUNS_TO_BUST, ZombieDiceGame, ZombieDiceState,
                           compact_observation)
 
@@ -30,16 +34,48 @@ class ZombieDiceBatch(BatchedGame):
             (or pass ``game=``).
     """
 
+    game: ZombieDiceGame
+
     def __init__(self, num_envs: int, num_players: int = 2, variant: str = "official", goal: int = 13,
                  stop_when_won: bool = True, game: Optional[ZombieDiceGame] = None):
         game = game if game is not None else ZombieDiceGame(num_players, variant, goal, stop_when_won)
         self.num_colors = game.num_colors
         self.full_cup = np.array(game.full_cup, np.int64)
-        # Per colour, the cumulative probabilities of brain, shotgun, footprints.
-        probs = np.array([[float(die.probability(face)) for face in die.faces] for die in game.dice])
-        self.face_cumulative = np.cumsum(probs, axis=1)
-        self.face_cumulative[:, -1] = 1.0
+        self._build_roll_tables(game)
         super().__init__(game, num_envs)
+
+    def _build_roll_tables(self, game: ZombieDiceGame) -> None:
+        """The two tables a roll draws from, exact (from :func:`dice_envs.dice.draw_counts` and
+        :func:`dice_envs.dice.roll_counts`), as cumulative probabilities and outcomes:
+
+        * by cup (radix ``full_cup + 1``) and dice missing (0-3): the dice drawn per colour;
+        * by dice in hand per colour (radix 4; the hands of three dice): brains, shotguns,
+          footprints per colour.
+        """
+        c = self.num_colors
+        self.cup_radix = self.full_cup + 1
+        self.hand_radix = np.full(c, DICE_PER_ROLL + 1, np.int64)
+
+        def tables(keys, distribution):
+            found = [[(outcome, float(p)) for outcome, p in distribution(key)] for key in keys]
+            width = max(len(f) for f in found)
+            cumulative = np.ones((len(keys), width))
+            outcomes = np.zeros((len(keys), width) + np.shape(found[0][0][0]), np.int64)
+            for k, f in enumerate(found):
+                cumulative[k, : len(f)] = np.cumsum([p for _, p in f])
+                cumulative[k, len(f) - 1 :] = 1.0
+                outcomes[k, : len(f)] = [o for o, _ in f]
+            return cumulative, outcomes
+
+        cups = list(np.ndindex(*self.cup_radix))
+        self.draw_cumulative, self.draw_outcomes = tables(
+            [(cup, need) for cup in cups for need in range(DICE_PER_ROLL + 1)],
+            lambda key: draw_counts(key[0], key[1]) if key[1] <= sum(key[0]) else [((0,) * c, 1)])
+        self.face_cumulative, self.face_outcomes = tables(
+            list(np.ndindex(*self.hand_radix)),
+            lambda hand: combine([roll_counts(die, n) if sum(hand) == DICE_PER_ROLL else [((0, 0, 0), 1)]
+                                  for die, n in zip(game.dice, hand)]))
+        self.face_brains = self.face_outcomes[..., 0].sum(axis=-1).ravel()  # brains of each faces code
 
     def _new_state(self, n: int) -> State:
         p, c = self.game.num_players, self.num_colors
@@ -55,10 +91,8 @@ class ZombieDiceBatch(BatchedGame):
             "turn_brains": np.zeros(n, np.int64),
             "rolled": np.zeros(n, bool),
             "winner": np.full(n, -1, np.int64),
-            # The last roll, for the tests: dice drawn and (brains, shotguns, feet) per colour.
-            "rolled_now": np.zeros(n, bool),
-            "drawn": np.zeros((n, c), np.int64),
-            "results": np.zeros((n, c, 3), np.int64),
+            # The last step's roll, for the tests (-1: none): its outcomes in the two roll tables.
+            "last_roll": np.full(n, -1, np.int64),
             "done": np.zeros(n, bool),
         }
 
@@ -68,7 +102,7 @@ class ZombieDiceBatch(BatchedGame):
         s["mover"][:] = 0
         s["final"][:] = False
         s["winner"][:] = -1
-        s["rolled_now"][:] = False
+        s["last_roll"][:] = -1
         self._new_turn(s, slice(None))
 
     def _new_turn(self, s: State, rows) -> None:
@@ -92,76 +126,54 @@ class ZombieDiceBatch(BatchedGame):
     def _step(self, s: State, actions: np.ndarray, rng) -> np.ndarray:
         m = len(actions)
         rewards = np.zeros((m, self.game.num_players), np.float32)
-        s["rolled_now"][:] = actions == ROLL
-        hold = np.flatnonzero(actions == HOLD)
-        if len(hold):
-            self._end_turn(s, hold, s["turn_brains"][hold], rewards)
+        s["last_roll"][:] = -1
+        ended = actions == HOLD  # holds, busts, and (stop_when_won) rolls after which holding wins
         roll = np.flatnonzero(actions == ROLL)
         if len(roll):
-            self._roll(s, roll, rng, rewards)
+            ended[roll] = self._roll(s, roll, rng)
+        ended = np.flatnonzero(ended)
+        if len(ended):  # a bust has no turn brains left to bank
+            self._end_turn(s, ended, s["turn_brains"][ended], rewards)
         return rewards
 
-    def _roll(self, s: State, rows: np.ndarray, rng, rewards: np.ndarray) -> None:
-        c = self.num_colors
-        k = len(rows)
+    def _roll(self, s: State, rows: np.ndarray, rng) -> np.ndarray:
+        """Roll in the games ``rows``; return where the turn ends (a bust: its turn brains
+        are set to 0; or, with ``stop_when_won``, holding wins)."""
         cup, brain_dice, feet = s["cup"][rows], s["brain_dice"][rows], s["feet"][rows]
-        need = DICE_PER_ROLL - feet.sum(axis=1)
-        short = cup.sum(axis=1) < need  # brain dice go back in the cup
+        need = DICE_PER_ROLL - row_sum(feet)
+        short = row_sum(cup) < need  # brain dice go back in the cup
         cup[short] += brain_dice[short]
         brain_dice[short] = 0
-        # Draw the missing dice one by one; the colours of the 3 dice rolled.
-        colours = np.empty((k, DICE_PER_ROLL), np.int64)
-        kept = feet.copy()
-        drawn = np.zeros((k, c), np.int64)
-        u = rng.random((k, 2 * DICE_PER_ROLL))
-        for slot in range(DICE_PER_ROLL):
-            from_feet = kept.sum(axis=1) > 0
-            kept_colour = np.argmax(kept > 0, axis=1)
-            if c == 1:
-                pick = np.zeros(k, np.int64)
-            else:
-                total = cup.sum(axis=1)
-                cumulative = np.cumsum(cup, axis=1) / np.maximum(total, 1)[:, None]
-                pick = categorical(u[:, slot], cumulative)
-            colour = np.where(from_feet, kept_colour, pick)
-            one_hot = np.arange(c) == colour[:, None]
-            kept -= one_hot & from_feet[:, None]
-            draw = one_hot & ~from_feet[:, None]
-            cup -= draw
-            drawn += draw
-            colours[:, slot] = colour
-        # Roll each die with its colour's faces (0 brain, 1 shotgun, 2 footprints).
-        cumulative = self.face_cumulative[colours]  # (k, 3 dice, 3 faces)
-        faces = (u[:, DICE_PER_ROLL:, None] >= cumulative[..., :-1]).sum(axis=2)
-        flat = (np.arange(k)[:, None] * c + colours) * 3 + faces
-        results = np.bincount(flat.ravel(), minlength=k * c * 3).reshape(k, c, 3)
-        s["drawn"][rows] = drawn
-        s["results"][rows] = results
+        u = rng.random((len(rows), 2))
+        key = np.ravel_multi_index(tuple(cup.T), self.cup_radix) * (DICE_PER_ROLL + 1) + need
+        drawn_code = key * self.draw_cumulative.shape[1] + categorical(u[:, 0], self.draw_cumulative[key])
+        drawn = self.draw_outcomes.reshape(-1, self.num_colors)[drawn_code]
+        cup -= drawn
+        hand = np.ravel_multi_index(tuple((feet + drawn).T), self.hand_radix)
+        faces_code = hand * self.face_cumulative.shape[1] + categorical(u[:, 1], self.face_cumulative[hand])
+        results = self.face_outcomes.reshape(-1, self.num_colors, 3)[faces_code]
+        s["last_roll"][rows] = drawn_code * self.face_cumulative.size + faces_code
         brain_dice += results[:, :, 0]
         shotgun_dice = s["shotgun_dice"][rows] + results[:, :, 1]
         s["cup"][rows] = cup
         s["brain_dice"][rows] = brain_dice
         s["shotgun_dice"][rows] = shotgun_dice
         s["feet"][rows] = results[:, :, 2]
-        s["turn_brains"][rows] += results[:, :, 0].sum(axis=1)
+        bust = row_sum(shotgun_dice) >= SHOTGUNS_TO_BUST
+        s["turn_brains"][rows] = np.where(bust, 0, s["turn_brains"][rows] + self.face_brains[faces_code])
         s["rolled"][rows] = True
-        bust = shotgun_dice.sum(axis=1) >= SHOTGUNS_TO_BUST
-        if bust.any():
-            self._end_turn(s, rows[bust], np.zeros(int(bust.sum()), np.int64), rewards)
         if self.game.stop_when_won:
-            alive = rows[~bust]
-            wins = alive[self._holding_wins(s, alive)]
-            if len(wins):
-                self._end_turn(s, wins, s["turn_brains"][wins], rewards)
+            return bust | self._holding_wins(s, rows)
+        return bust
 
     def _holding_wins(self, s: State, rows: np.ndarray) -> np.ndarray:
         """Would holding end the game with the mover as the winner (see the rules core)?"""
         seats = np.arange(self.game.num_players)
         mover = s["mover"][rows]
         scores = s["scores"][rows]
-        last = ~(s["active"][rows] & (seats > mover[:, None])).any(axis=1)
+        last = ~row_any(s["active"][rows] & (seats > mover[:, None]))
         banked = scores[np.arange(len(rows)), mover] + s["turn_brains"][rows]
-        others = np.where(seats == mover[:, None], -1, scores).max(axis=1)
+        others = row_max(np.where(seats == mover[:, None], -1, scores))
         return last & (banked >= self.game.goal) & (banked > others)
 
     def _end_turn(self, s: State, rows: np.ndarray, gained: np.ndarray, rewards: np.ndarray) -> None:
@@ -175,14 +187,14 @@ class ZombieDiceBatch(BatchedGame):
         scores[k, mover] += gained
         final = s["final"][rows] | (scores[k, mover] >= self.game.goal)
         later = active & (seats > mover[:, None])
-        round_over = ~later.any(axis=1)
-        best = np.where(active, scores, -1).max(axis=1)
+        round_over = ~row_any(later)
+        best = row_max(np.where(active, scores, -1))
         leaders = active & (scores == best[:, None])
         settle = round_over & final
         active = np.where(settle[:, None], leaders, active)
-        won = settle & (leaders.sum(axis=1) == 1)
+        won = settle & (row_sum(leaders.astype(np.int64)) == 1)
         # The next mover: the next seat in the round, or the first one of the next round.
-        mover = np.where(round_over, np.argmax(active, axis=1), np.argmax(later, axis=1))
+        mover = np.where(round_over, first_true(active), first_true(later))
         s["scores"][rows] = scores
         s["final"][rows] = final
         s["active"][rows] = active
@@ -194,6 +206,12 @@ class ZombieDiceBatch(BatchedGame):
             s["done"][w] = True
             rewards[w] = -1.0
             rewards[w, mover[won]] = 1.0
+
+    def _bank(self, rows: np.ndarray, gained: np.ndarray) -> np.ndarray:
+        rewards = np.zeros((self.num_envs, self.game.num_players), np.float32)
+        self.state["last_roll"][rows] = -1
+        self._end_turn(self.state, rows, gained, rewards)
+        return rewards[rows]
 
     # -- views ----------------------------------------------------------------------------------
 
@@ -210,7 +228,7 @@ class ZombieDiceBatch(BatchedGame):
         obs[:, 2 * n : 3 * n] = active
         obs[:, 3 * n : 4 * n] = active & (order < mover[:, None])
         obs[:, 4 * n] = s["turn_brains"]
-        obs[:, 4 * n + 1] = s["shotgun_dice"].sum(axis=1)
+        obs[:, 4 * n + 1] = row_sum(s["shotgun_dice"])
         obs[:, 4 * n + 2] = s["rolled"]
         obs[:, 4 * n + 3] = s["final"]
         c = self.num_colors
@@ -230,7 +248,7 @@ class ZombieDiceBatch(BatchedGame):
         # The mover plays first in the round unless the other seat is in it and sits before.
         second = (mover == 1) & s["active"][:, 0]
         return (1 + second.astype(np.int64), s["scores"][rows, mover], s["scores"][rows, 1 - mover],
-                s["turn_brains"], s["shotgun_dice"].sum(axis=1))
+                s["turn_brains"], row_sum(s["shotgun_dice"]))
 
     def rolled(self, where=None) -> np.ndarray:
         return self._gather(self._select(where))["rolled"].copy()
@@ -240,7 +258,7 @@ class ZombieDiceBatch(BatchedGame):
         p, i, j, b, sh = self.two_player_view(where)
         return compact_observation(p, i, j, b, sh, self.game.goal, self.rolled(where))
 
-    def _load(self, s: State, k: int, state: ZombieDiceState) -> None:
+    def _load(self, s: State, k: int, state: ZombieDiceState) -> None:  # type: ignore[override]
         s["scores"][k] = state.scores
         s["active"][k] = False
         s["active"][k, list(state.active)] = True
@@ -251,11 +269,13 @@ class ZombieDiceBatch(BatchedGame):
         s["turn_brains"][k] = state.turn_brains
         s["rolled"][k] = state.rolled
         s["winner"][k] = -1 if state.winner is None else state.winner
-        s["rolled_now"][k] = False
+        s["last_roll"][k] = -1
 
     def chance_outcome(self, k: int):
-        if not self.state["rolled_now"][k]:
+        code = int(self.state["last_roll"][k])
+        if code < 0:
             return None
-        drawn = tuple(int(x) for x in self.state["drawn"][k])
-        results = tuple(tuple(int(x) for x in r) for r in self.state["results"][k])
-        return drawn, results
+        drawn_code, faces_code = divmod(code, self.face_cumulative.size)
+        drawn = self.draw_outcomes.reshape(-1, self.num_colors)[drawn_code]
+        results = self.face_outcomes.reshape(-1, self.num_colors, 3)[faces_code]
+        return tuple(int(x) for x in drawn), tuple(tuple(int(x) for x in r) for r in results)

@@ -83,7 +83,7 @@ convention) or ``"raise"``.  The rest as in
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -129,7 +129,8 @@ class ZombieDiceEnv(SingleAgentEnv):
     ):
         aec = raw_env(num_players=num_players, variant=variant, goal=goal, stop_when_won=stop_when_won,
                       max_cycles=max_cycles)
-        fn = space = None
+        fn: Optional[Callable[[Any, int], np.ndarray]] = None  # (the env's ZombieDiceState, seat) -> vector
+        space = None
         kind = _observation_kind(observation, variant, num_players)
         if kind == "compact":
             fn, space = compact_from_state, spaces.Box(*compact_bounds(), dtype=np.float32)
@@ -174,7 +175,8 @@ class ZombieDiceVectorEnv(BatchedSingleAgentEnv):
         if render_mode is not None:
             raise ValueError(f"the batched Zombie Dice env does not render; render_mode must be None, got {render_mode!r}")
         game = ZombieDiceGame(num_players, variant, goal, stop_when_won)
-        fn = space = None
+        fn: Optional[Callable[..., np.ndarray]] = None  # (ZombieDiceBatch, rows, seats) -> observations
+        space = None
         kind = _observation_kind(observation, variant, num_players)
         if kind == "compact":
             fn = lambda batch, rows, seats: batch.compact_observation(rows)  # noqa: E731

@@ -95,6 +95,7 @@ class raw_env(RulesCoreEnv):
     """Zombie Dice as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**RulesCoreEnv.metadata, "name": "zombie_dice_v0"}
+    game: ZombieDiceGame
 
     def __init__(
         self,

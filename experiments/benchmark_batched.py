@@ -7,7 +7,13 @@ for the single-agent ids, of ``gymnasium.make_vec`` with ``vectorization_mode="s
 (SyncVectorEnv of the single env) against the batched ``vector_entry_point`` version
 (agent steps only; the opponent's moves happen inside).  Prints the ratios.
 
-Run: ``.venv/bin/python experiments/benchmark_batched.py [--json] [--seconds 1.0]``.
+Against fixed opponents (``--opponents``): for Pig, All Yellow and full Zombie Dice and every
+table opponent, agent steps per second of ``gymnasium.make`` (one game) against
+``gymnasium.make_vec(..., num_envs=4096, vectorization_mode="vector_entry_point")``, masked
+random actions, and of the same make_vec with the opponent stepped one decision at a time
+(``stepped``: how the envs played before whole turns were drawn at once).
+
+Run: ``.venv/bin/python experiments/benchmark_batched.py [--json] [--seconds 1.0] [--opponents]``.
 Times are CPU seconds of this process (``time.process_time``); on a shared machine
 other work disturbs them less than wall-clock time.  Under a minute by default.
 """
@@ -76,6 +82,65 @@ def vector_steps_per_second(env_id: str, kwargs: dict, mode: str, num_envs: int,
             return steps / elapsed
 
 
+# game -> (Gymnasium id, kwargs, table opponents) for the fixed-opponent comparison
+HUMAN = ("fixed_hold_at", "minh", "llano", "neller")
+OPPONENT_GAMES = {
+    "pig": ("dice_envs/Pig-v0", dict(), ("optimal", "hold_at_20", "random")),
+    "all_yellow": ("dice_envs/ZombieDice-v0", dict(variant="all_yellow"), ("optimal",) + HUMAN + ("random",)),
+    "official": ("dice_envs/ZombieDice-v0", dict(variant="official"), ("optimal",) + HUMAN + ("random",)),
+}
+
+
+def single_env_steps_per_second(env_id: str, kwargs: dict, seconds: float) -> float:
+    """Agent steps per CPU second of ``gymnasium.make`` (one game; random legal actions)."""
+    import gymnasium
+
+    env = gymnasium.make(env_id, **kwargs)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    steps, t0 = 0, time.process_time()
+    while True:
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated or truncated:
+            _, info = env.reset()
+        steps += 1
+        elapsed = time.process_time() - t0
+        if elapsed >= seconds:
+            env.close()
+            return steps / elapsed
+
+
+def stepped(opponent):
+    """A whole-turn opponent (:class:`~dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`)
+    stepped one decision at a time, as the batched envs played it before."""
+
+    def step(batch, rows, rng):
+        return opponent.step(batch, rows, rng)
+
+    step.batched = True  # type: ignore[attr-defined]
+    return step
+
+
+def measure_opponents(seconds: float, num_envs: int = 4096) -> dict:
+    """For each game and table opponent: single env, make_vec, make_vec with the opponent stepped."""
+    import gymnasium
+
+    out = {}
+    for game, (env_id, kwargs, opponents) in OPPONENT_GAMES.items():
+        for opponent in opponents:
+            single = single_env_steps_per_second(env_id, dict(kwargs, opponent=opponent), seconds)
+            batched = vector_steps_per_second(env_id, dict(kwargs, opponent=opponent), "vector_entry_point",
+                                              num_envs, seconds)
+            whole = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point",
+                                       opponent=opponent, **kwargs).opponent
+            by_step = vector_steps_per_second(env_id, dict(kwargs, opponent=stepped(whole)), "vector_entry_point",
+                                              num_envs, seconds)
+            out[f"{game}/{opponent}"] = {"single_env_steps_per_s": single, "make_vec_steps_per_s": batched,
+                                         "make_vec_stepped_steps_per_s": by_step, "ratio": batched / single,
+                                         "stepped_ratio": by_step / single}
+    return out
+
+
 def measure(name: str, seconds: float) -> dict:
     import importlib
 
@@ -103,9 +168,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds timed per measurement")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--opponents", action="store_true",
+                        help="only the fixed-opponent comparison (single env vs make_vec, every table opponent)")
     args = parser.parse_args(argv)
     if not args.seconds > 0:
         parser.error("--seconds must be positive")
+    if args.opponents:
+        rows = measure_opponents(args.seconds)
+        if args.json:
+            print(json.dumps({"opponents": rows}, indent=2))
+            return 0
+        print(f"{'game/opponent':28s} {'single env':>11s} {'make_vec(4096)':>15s} {'ratio':>6s} "
+              f"{'stepped':>11s} {'ratio':>6s}  (agent steps per CPU second)")
+        for key, r in rows.items():
+            print(f"{key:28s} {r['single_env_steps_per_s']:>11,.0f} {r['make_vec_steps_per_s']:>15,.0f} "
+                  f"{r['ratio']:>5.0f}x {r['make_vec_stepped_steps_per_s']:>11,.0f} {r['stepped_ratio']:>5.0f}x")
+        return 0
     result = {"games": {name: measure(name, args.seconds) for name in GAMES}}
     if args.json:
         print(json.dumps(result, indent=2))

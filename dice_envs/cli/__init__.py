@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import warnings
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence, TypeVar
 
 VERBS = {
     "solve": "solve a game exactly and print its ground truth",
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         games[verb] = sub.add_subparsers(dest="game", required=True, metavar="GAME")
     for name in GAME_COMMANDS:
         importlib.import_module(name).add_commands(games)
-    parser.games = games  # verb -> its games' subparsers (for game_name_in)
+    parser.games = games  # type: ignore[attr-defined]  # verb -> its games' subparsers (for game_name_in)
     return parser
 
 
@@ -188,8 +188,11 @@ def print_json(obj) -> None:
     sys.stdout.write("\n")
 
 
-def ask(prompt: str, choices: dict) -> str:
-    """Prompt until the answer is one of ``choices`` (keys); EOF quits."""
+_Choice = TypeVar("_Choice")
+
+
+def ask(prompt: str, choices: Dict[str, _Choice]) -> _Choice:
+    """Prompt until the answer is one of ``choices`` (keys); the value of that answer.  EOF quits."""
     while True:
         try:
             answer = input(prompt).strip().lower()

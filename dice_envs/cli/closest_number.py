@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import cast
 
 import numpy as np
 
@@ -104,6 +105,7 @@ def play_closest_number(args: argparse.Namespace) -> int:
     """A person against the equilibrium strategy, in the terminal."""
     from dice_envs.agents.closest_number_solver import ClosestNumberSolver
     from dice_envs import closest_number_v0
+    from dice_envs.closest_number import ClosestNumberState
 
     env = closest_number_v0.raw_env(numbers=args.numbers, round3=args.round3,
                                     starting_player=args.starting_player)
@@ -114,7 +116,7 @@ def play_closest_number(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     env.reset(seed=args.seed)
     me = env.possible_agents[args.seat]
-    first = env.game_state.first
+    first = cast(ClosestNumberState, env.game_state).first
     print(f"you are {me}; player_{first} starts round 1 "
           f"(at equilibrium the starting player's value is {value:+.3f})")
     shown_round = None
@@ -123,7 +125,7 @@ def play_closest_number(args: argparse.Namespace) -> int:
         if terminated or truncated:
             env.step(None)
             continue
-        state = env.game_state
+        state = cast(ClosestNumberState, env.game_state)
         if state.round != shown_round:
             if state.history:
                 print("last round, face up:")
@@ -138,7 +140,7 @@ def play_closest_number(args: argparse.Namespace) -> int:
             hidden = " (face down)" if state.rules.decoy else ""
             print(f"computer puts a card on {number}{hidden}")
             env.step(action)
-    final = env.game_state
+    final = cast(ClosestNumberState, env.game_state)
     print(final.describe(None))
     print("you win!" if final.winner == args.seat else "a draw." if final.winner is None else "the computer wins.")
     return 0

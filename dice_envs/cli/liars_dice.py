@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import cast
 
 import numpy as np
 
@@ -206,6 +207,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     """A person against the CFR+ equilibrium, in the terminal."""
     from dice_envs.agents.liars_dice_solver import default_cache_dir, solve
     from dice_envs import liars_dice_v0
+    from dice_envs.liars_dice import LiarsDiceState
 
     env = liars_dice_v0.raw_env(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
     game = env.game
@@ -214,7 +216,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     rng = np.random.default_rng(args.seed)
     env.reset(seed=args.seed)
     me = env.possible_agents[args.seat]
-    print(f"you are {me}; your dice: {' '.join(map(str, env.game_state.rolls[args.seat]))}"
+    print(f"you are {me}; your dice: {' '.join(map(str, cast(LiarsDiceState, env.game_state).rolls[args.seat]))}"
           f"{' (' + str(game.wild_face) + 's are wild)' if game.wild else ''}")
     print(f"(the equilibrium is worth {result.value_first_player:+.4f} to player_0)")
     for agent in env.agent_iter():
@@ -222,7 +224,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
         if terminated or truncated:
             env.step(None)
             continue
-        state = env.game_state
+        state = cast(LiarsDiceState, env.game_state)
         if agent == me:
             env.step(_ask_action(state, input_fn))
         else:
@@ -230,7 +232,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
             print(f"computer: {game.action_name(action)}")
             env.step(action)
     print(env.game_state)
-    print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
+    print("you win!" if cast(LiarsDiceState, env.game_state).winner == args.seat else "the computer wins.")
     return 0
 
 

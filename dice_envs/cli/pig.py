@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 from fractions import Fraction
+from typing import cast
+
 import numpy as np
 
 from . import ask, present
@@ -130,7 +132,7 @@ def play_pig(args: argparse.Namespace) -> int:
     from dice_envs.agents import pig_solver as pig
     from dice_envs.agents.jeopardy_agents import PolicyAgent
     from dice_envs import pig_v0
-    from dice_envs.pig import HOLD, ROLL
+    from dice_envs.pig import HOLD, ROLL, PigState
 
     env = pig_v0.raw_env(goal=args.goal, die=die_from_args(args), render_mode="ansi")
     solution = pig.solve(env.game.goal, env.game.die)
@@ -143,7 +145,7 @@ def play_pig(args: argparse.Namespace) -> int:
             env.step(None)
             continue
         print(env.render())
-        state = env.game_state
+        state = cast(PigState, env.game_state)
         if agent == me:
             if state.rolled:
                 i, j, k = state.two_player_view()
@@ -162,5 +164,5 @@ def play_pig(args: argparse.Namespace) -> int:
             print(f"computer: {env.game.action_name(action)}")
             env.step(action)
     print(env.render())
-    print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
+    print("you win!" if cast(PigState, env.game_state).winner == args.seat else "the computer wins.")
     return 0

@@ -4,10 +4,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Union, cast
 
 import numpy as np
 
 from . import ask, present
+
+if TYPE_CHECKING:
+    from dice_envs.agents.jeopardy_agents import PolicyAgent
+    from dice_envs.agents.zombie_dice_solver import OptimalAgent
 
 
 def add_commands(verbs) -> None:
@@ -250,9 +255,10 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
     from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
     from dice_envs.agents.jeopardy_agents import PolicyAgent
     from dice_envs import zombie_dice_v0
-    from dice_envs.zombie_dice import HOLD, ROLL
+    from dice_envs.zombie_dice import HOLD, ROLL, ZombieDiceState
 
     env = zombie_dice_v0.raw_env(variant=args.variant, render_mode="ansi")
+    computer: Union[OptimalAgent, PolicyAgent]
     if args.variant == "official":
         from dice_envs.agents import zombie_dice_solver as zds
 
@@ -273,7 +279,7 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
             continue
         print(env.render())
         if agent == me:
-            state = env.game_state
+            state = cast(ZombieDiceState, env.game_state)
             if state.rolled:
                 hint = f"(win probability if you play on optimally: {hint_value(state):.3f})"
                 choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
@@ -282,9 +288,9 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
                 choice = ROLL
             env.step(choice)
         else:
-            action = computer.act(env.game_state)
+            action = computer.act(cast(ZombieDiceState, env.game_state))
             print(f"computer: {env.game.action_name(action)}")
             env.step(action)
     print(env.render())
-    print("you win!" if env.game_state.winner == args.seat else "the computer wins.")
+    print("you win!" if cast(ZombieDiceState, env.game_state).winner == args.seat else "the computer wins.")
     return 0

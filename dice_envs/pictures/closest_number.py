@@ -5,6 +5,8 @@ every number tinted in the colour of the player who scored it, the points and th
 
 from __future__ import annotations
 
+from typing import Dict
+
 from .table import GOLD, INK, LIGHT, MUTED, PALETTE, seat_colour
 
 DECOY = "D"
@@ -15,14 +17,14 @@ def scorer(placements, number: int):
     """The seat that scores ``number`` with ``placements``: the one whose nearest scoring card is
     strictly nearer than every other seat's (``None``: a tie, or no card), as in
     :func:`dice_envs.closest_number.score_board`."""
-    nearest = {}
+    nearest: Dict[int, int] = {}
     for seat, n, decoy in placements:
         if not decoy:
             nearest[seat] = min(nearest.get(seat, abs(n - number)), abs(n - number))
     ranked = sorted(nearest.values())
     if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
         return None
-    return min(nearest, key=nearest.get)
+    return min(nearest, key=nearest.__getitem__)
 
 
 def draw_board(table, game, agents, y, numbers: int, placements, title: str, territory: bool = False):

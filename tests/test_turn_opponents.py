@@ -1,0 +1,131 @@
+"""Fixed opponents that play whole turns in one draw (issue 27 item 3) against the same opponents
+stepped one decision at a time: what the agent sees must be distributed alike.
+
+A fixed policy's turn, from its start, is a small absorbing Markov chain, so the batched
+single-agent envs draw how it ends from its exact distribution
+(:class:`dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`).  Here each env of a batch
+plays a randomised agent and reports one step, drawn per env: its observation (or the final
+observation of a game that ended), its reward and whether it ended.  The samples of the two
+versions go through a chi-square test of homogeneity; a last test checks that the comparison
+tells two different opponents apart, so it can fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chi2_contingency
+
+from dice_envs.agents import pig_opponents, pig_solver, zombie_dice_opponents
+from dice_envs.agents.jeopardy_agents import BatchedTurnOpponent, TurnTable
+from dice_envs.dice import Die
+from dice_envs.pig import PigGame
+from dice_envs.pig_gym import PigVectorEnv
+from dice_envs.zombie_dice import ZombieDiceGame
+from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+
+GAMES = 20_000  # envs per sample, one reported step each
+STEPS = 30  # the reported step is drawn uniformly from the first STEPS
+P_VALUE = 1e-4  # a false alarm once in 10,000 runs per case
+
+
+def stepwise(opponent: BatchedTurnOpponent):
+    """The same opponent, one decision at a time (no ``play_turns``)."""
+
+    def step(batch, rows, rng):
+        return opponent.step(batch, rows, rng)
+
+    step.batched = True
+    return step
+
+
+def sample(env, seed: int) -> np.ndarray:
+    """Per env, ``(terminated, reward, observation...)`` of one of its first :data:`STEPS` steps
+    (the final observation where that step ended a game), the agent rolling with probability 3/4."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    report = rng.integers(STEPS, size=env.num_envs)
+    out = np.zeros((env.num_envs, 2 + obs.shape[1]), np.float64)
+    for t in range(STEPS):
+        masks = info["action_mask"]
+        roll = (rng.random(env.num_envs) < 0.75) | ~masks[:, 0]  # action 0 holds, 1 rolls, in both games
+        actions = np.where(roll & masks[:, 1], 1, 0)
+        obs, reward, terminated, _, info = env.step(actions)
+        seen = obs.copy()
+        if terminated.any():
+            seen[terminated] = np.stack(info["final_obs"][terminated])
+        now = report == t
+        out[now, 0], out[now, 1], out[now, 2:] = terminated[now], reward[now], seen[now]
+    return out
+
+
+def homogeneity(a: np.ndarray, b: np.ndarray) -> float:
+    """p-value of the chi-square test that the rows of ``a`` and ``b`` come from one distribution
+    (outcomes expected fewer than 5 times in either sample are pooled into one column)."""
+    outcomes, codes = np.unique(np.concatenate([a, b]), axis=0, return_inverse=True)
+    codes = codes.ravel()
+    counts = np.stack([np.bincount(codes[: len(a)], minlength=len(outcomes)),
+                       np.bincount(codes[len(a):], minlength=len(outcomes))])
+    rare = counts.sum(axis=0) * min(len(a), len(b)) / (len(a) + len(b)) < 5
+    table = np.concatenate([counts[:, ~rare], counts[:, rare].sum(axis=1, keepdims=True)], axis=1)
+    table = table[:, table.sum(axis=0) > 0]
+    assert table.shape[1] > 10, "too few outcomes to compare"
+    return float(chi2_contingency(table)[1])
+
+
+def pig_env(opponent, goal=30, num_envs=GAMES):
+    return PigVectorEnv(num_envs, opponent=opponent, goal=goal)
+
+
+def zombie_env(opponent, variant="all_yellow", goal=13, stop_when_won=True, num_envs=GAMES):
+    return ZombieDiceVectorEnv(num_envs, opponent=opponent, variant=variant, goal=goal, stop_when_won=stop_when_won)
+
+
+CASES = [
+    ("pig", "optimal", {}),
+    ("pig", "hold_at_20", {}),
+    ("pig", "random", {}),
+    ("zombie", "optimal", {}),
+    ("zombie", "minh", {}),
+    ("zombie", "random", {}),
+    ("zombie", "optimal", dict(variant="official", goal=6)),
+    ("zombie", "neller", dict(variant="official", goal=6, stop_when_won=False)),
+]
+
+
+@pytest.mark.parametrize("game, opponent, kwargs", CASES, ids=[f"{g}-{o}-{k}" for g, o, k in CASES])
+def test_whole_turns_are_distributed_as_stepped_ones(game, opponent, kwargs):
+    make = pig_env if game == "pig" else zombie_env
+    whole = make(opponent, **kwargs)
+    assert isinstance(whole.opponent, BatchedTurnOpponent)
+    stepped = make(stepwise(whole.opponent), **kwargs)
+    a, b = sample(whole, seed=1), sample(stepped, seed=2)
+    assert a[:, 0].sum() > 200 and b[:, 0].sum() > 200  # games end inside the reported steps
+    assert homogeneity(a, b) > P_VALUE
+
+
+def test_the_comparison_tells_two_opponents_apart():
+    one = pig_env("hold_at_20")
+    other = pig_env(stepwise(pig_env("hold_at_25", num_envs=1).opponent))
+    assert homogeneity(sample(one, seed=1), sample(other, seed=2)) < 1e-6
+
+
+def test_a_turn_table_row_is_the_exact_turn():
+    """Pig from (0, 0) with a four-sided die, holding at 2: the first roll busts (1) or holds."""
+    game = PigGame(goal=10, die=Die((1, 2, 3, 4)))
+    table = pig_solver.turn_endings(pig_solver.hold_at(2), [0], [0], game.goal, game.die)[0]
+    np.testing.assert_allclose(table[:5], [0.25, 0.0, 0.25, 0.25, 0.25])
+    assert table.sum() == pytest.approx(1.0)
+
+
+def test_positions_outside_the_table_are_stepped():
+    """A game whose scores leave the table's grid is left to the stepped opponent."""
+    opponent = pig_opponents.make_batched_opponent("hold_at_20", PigGame(goal=30))
+    assert isinstance(opponent.table, TurnTable)
+    inside = opponent.table.covers((np.array([0, 29, 30]), np.array([0, 0, 5])))
+    np.testing.assert_array_equal(inside, [True, True, False])
+
+
+def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
+    game = ZombieDiceGame(num_players=3, variant="official")
+    assert not hasattr(zombie_dice_opponents.make_batched_opponent("random", game), "play_turns")
