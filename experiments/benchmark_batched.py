@@ -11,7 +11,8 @@ Against fixed opponents (``--opponents``): for Pig, All Yellow and full Zombie D
 table opponent, agent steps per second of ``gymnasium.make`` (one game) against
 ``gymnasium.make_vec(..., num_envs=4096, vectorization_mode="vector_entry_point")``, masked
 random actions, and of the same make_vec with the opponent stepped one decision at a time
-(``stepped``: how the envs played before whole turns were drawn at once).
+(``stepped``: how the envs played before whole turns were drawn at once), each after
+``--warmup`` untimed CPU seconds (a solve, and the turn tables filled on first use).
 
 Run: ``.venv/bin/python experiments/benchmark_batched.py [--json] [--seconds 1.0] [--opponents]``.
 Times are CPU seconds of this process (``time.process_time``); on a shared machine
@@ -64,22 +65,23 @@ def batched_steps_per_second(make_batch, num_envs: int, seconds: float, seed: in
             return steps / elapsed
 
 
-def vector_steps_per_second(env_id: str, kwargs: dict, mode: str, num_envs: int, seconds: float) -> float:
-    """Agent steps per CPU second of ``gymnasium.make_vec`` (random legal actions)."""
+def vector_steps_per_second(env_id: str, kwargs: dict, mode: str, num_envs: int, seconds: float,
+                            warmup: float = 0.0) -> float:
+    """Agent steps per CPU second of ``gymnasium.make_vec`` (random legal actions), after
+    ``warmup`` CPU seconds of untimed steps (tables built on first use, a solve)."""
     import gymnasium
 
     env = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, **kwargs)
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
-    steps, t0 = 0, time.process_time()
-    while True:
-        mask = info["action_mask"]
-        obs, _, _, _, info = env.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
-        steps += num_envs
-        elapsed = time.process_time() - t0
-        if elapsed >= seconds:
-            env.close()
-            return steps / elapsed
+    for limit in (warmup, seconds):  # untimed, then timed
+        steps, t0 = 0, time.process_time()
+        while time.process_time() - t0 < limit:
+            mask = info["action_mask"]
+            obs, _, _, _, info = env.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+            steps += num_envs
+    env.close()
+    return steps / (time.process_time() - t0)
 
 
 # game -> (Gymnasium id, kwargs, table opponents) for the fixed-opponent comparison
@@ -91,23 +93,23 @@ OPPONENT_GAMES = {
 }
 
 
-def single_env_steps_per_second(env_id: str, kwargs: dict, seconds: float) -> float:
-    """Agent steps per CPU second of ``gymnasium.make`` (one game; random legal actions)."""
+def single_env_steps_per_second(env_id: str, kwargs: dict, seconds: float, warmup: float = 0.0) -> float:
+    """Agent steps per CPU second of ``gymnasium.make`` (one game; random legal actions), after
+    ``warmup`` CPU seconds of untimed steps."""
     import gymnasium
 
     env = gymnasium.make(env_id, **kwargs)
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
-    steps, t0 = 0, time.process_time()
-    while True:
-        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-        if terminated or truncated:
-            _, info = env.reset()
-        steps += 1
-        elapsed = time.process_time() - t0
-        if elapsed >= seconds:
-            env.close()
-            return steps / elapsed
+    for limit in (warmup, seconds):  # untimed, then timed
+        steps, t0 = 0, time.process_time()
+        while time.process_time() - t0 < limit:
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated or truncated:
+                _, info = env.reset()
+            steps += 1
+    env.close()
+    return steps / (time.process_time() - t0)
 
 
 def stepped(opponent):
@@ -121,20 +123,21 @@ def stepped(opponent):
     return step
 
 
-def measure_opponents(seconds: float, num_envs: int = 4096) -> dict:
-    """For each game and table opponent: single env, make_vec, make_vec with the opponent stepped."""
+def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> dict:
+    """For each game and table opponent: single env, make_vec, make_vec with the opponent stepped
+    (each after ``warmup`` untimed CPU seconds: the solve, and the turn tables filled on first use)."""
     import gymnasium
 
     out = {}
     for game, (env_id, kwargs, opponents) in OPPONENT_GAMES.items():
         for opponent in opponents:
-            single = single_env_steps_per_second(env_id, dict(kwargs, opponent=opponent), seconds)
+            single = single_env_steps_per_second(env_id, dict(kwargs, opponent=opponent), seconds, warmup)
             batched = vector_steps_per_second(env_id, dict(kwargs, opponent=opponent), "vector_entry_point",
-                                              num_envs, seconds)
+                                              num_envs, seconds, warmup)
             whole = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point",
                                        opponent=opponent, **kwargs).opponent
             by_step = vector_steps_per_second(env_id, dict(kwargs, opponent=stepped(whole)), "vector_entry_point",
-                                              num_envs, seconds)
+                                              num_envs, seconds, warmup)
             out[f"{game}/{opponent}"] = {"single_env_steps_per_s": single, "make_vec_steps_per_s": batched,
                                          "make_vec_stepped_steps_per_s": by_step, "ratio": batched / single,
                                          "stepped_ratio": by_step / single}
@@ -170,11 +173,15 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--opponents", action="store_true",
                         help="only the fixed-opponent comparison (single env vs make_vec, every table opponent)")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="untimed CPU seconds before each --opponents measurement (tables built on first use)")
     args = parser.parse_args(argv)
     if not args.seconds > 0:
         parser.error("--seconds must be positive")
+    if args.warmup < 0:
+        parser.error("--warmup must not be negative")
     if args.opponents:
-        rows = measure_opponents(args.seconds)
+        rows = measure_opponents(args.seconds, args.warmup)
         if args.json:
             print(json.dumps({"opponents": rows}, indent=2))
             return 0
