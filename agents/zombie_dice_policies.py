@@ -4,8 +4,8 @@ Each policy is vectorised: ``policy(p, i, j, b, s)`` takes numpy integer arrays
 (``p`` = 1 for the player moving first in a round, ``i``/``j`` the mover's and
 opponent's scores, ``b`` brains and ``s`` shotguns this turn) and returns whether
 to roll.  They follow the paper's pseudocode line by line (the comments in the
-paper sometimes say something slightly different; see ``README.md``, "Reading the
-AYZD paper").  ``goal`` is 13 in the paper.
+paper sometimes say something slightly different; see ``docs/games/zombie_dice.md``,
+"Reading the AYZD paper").  ``goal`` is 13 in the paper.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ as its future work.  The model is the environment's (:class:`dice_envs.zombie_di
   of ``M - 1`` or more counts as ``M - 1``, and a turn whose banked score would reach ``M - 1``
   holds there (with the official dice the dice chain has cycles through the cup refill, so a
   capped turn total cannot keep rolling the way the AYZD grid lets it).  Raising the cap
-  changes nothing measurable: see :func:`cap_check` and ``README.md``.
+  changes nothing measurable: see :func:`cap_check` and ``docs/games/zombie_dice.md``.
 
 **Why not :func:`~dice_envs.agents.jeopardy_solver.solve_score_grid` itself?**  Its tables are
 ``2 x M x M x T`` float64 cells with ``T`` the turn states; here ``T`` is about

@@ -39,9 +39,9 @@ is the highest" gives every patient the best treatment: that is the
 full-information optimum, an upper bound on any policy, so it is optimal (team
 win probability `P(Binomial(patients, e_max / 6) >= threshold)`, e.g. 0.806 with
 2 players and 0.996 with 4 to 6; `dice_envs.agents.shakes_policies.argue_if_best`).  The seed's
-play (everyone always argues) is the dice rule, and is worth much less (see the
-README's table).  In the competitive variant all cards show 3, so cards carry no
-information; the seed's play is for everyone to argue, and with 2 and 3 players
+play (everyone always argues) is the dice rule, and is worth much less (see the table
+in ``docs/games/shakes.md``).  In the competitive variant all cards show 3, so cards carry
+no information; the seed's play is for everyone to argue, and with 2 and 3 players
 that is an equilibrium: against everyone else arguing, yielding is never strictly
 better in any state (`dice_envs.agents.shakes_solver.competitive_best_response`, exact).
 With everyone arguing, the game is a draw (nobody saves 3 before the patients run
