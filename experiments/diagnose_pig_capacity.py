@@ -1,0 +1,115 @@
+"""Why the learned Pig agent levels off: can the network even represent the optimal policy?
+
+Fits the network of ``train_pig.py`` (an MLP on the scaled observation ``(i, j, k) / goal``) to
+the solved optimal policy by supervised learning, on every decision of the goal's grid
+(``i, j < goal``, ``0 < k < goal - i``, all weighted alike), then scores its greedy policy
+exactly against the optimum, as ``train_pig.py`` scores its agents.  If a fitted network
+comes far closer to the optimum than reinforcement learning does, the network and its input
+are not what limits the learned agent; the learning is.
+
+``--features fourier`` adds sines and cosines of ``i``, ``j``, ``k`` and ``i + k`` at five
+frequencies (``pi f x / goal``, ``f = 1, 2, 4, 8, 16``), which lets the network draw the
+optimal policy's jagged hold boundary.
+
+Run: ``.venv/bin/python experiments/diagnose_pig_capacity.py --hidden 64,64 --epochs 30
+[--features scaled|fourier] [--seed 0] [--goal 100]`` (needs the ``[train]`` extra; about 20 s
+per 30 epochs on one core).  Prints one JSON line: the settings, the fit's accuracy on the
+decisions, and the exact ``difference`` (``2 (w - 1/2)``, 0 for the optimum itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+FREQUENCIES = (1, 2, 4, 8, 16)
+
+
+def features(i, j, k, goal: int, kind: str) -> np.ndarray:
+    """``(N, d)`` float32 inputs of the positions ``(i, j, k)``."""
+    columns = [i / goal, j / goal, k / goal]
+    if kind == "fourier":
+        for f in FREQUENCIES:
+            for v in (i, j, k, i + k):
+                columns += [np.sin(np.pi * f * v / goal), np.cos(np.pi * f * v / goal)]
+    return np.stack(columns, axis=1).astype(np.float32)
+
+
+def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096, learning_rate: float = 3e-3):
+    """The network fitted to the optimal decisions, its accuracy on them, and its greedy roll table."""
+    import torch
+
+    from dice_envs.agents import pig_solver
+
+    torch.manual_seed(seed)
+    roll = pig_solver.solved(goal).roll[0]
+    i, j, k = (x.ravel() for x in np.meshgrid(np.arange(goal), np.arange(goal), np.arange(1, goal), indexing="ij"))
+    decision = i + k < goal
+    i, j, k = i[decision], j[decision], k[decision]
+    target = torch.tensor(roll[i, j, k] > 0.5, dtype=torch.float32)
+    x = torch.tensor(features(i, j, k, goal, kind))
+    layers, width = [], x.shape[1]
+    for h in hidden:
+        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+        width = h
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, 1))
+    optimizer = torch.optim.Adam(net.parameters(), learning_rate)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
+    for _ in range(epochs):
+        order = torch.randperm(len(x))
+        for lo in range(0, len(x), batch):
+            rows = order[lo: lo + batch]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(net(x[rows]).squeeze(1), target[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        schedule.step()
+    M = goal + 1
+    gi, gj, gk = (v.ravel() for v in np.meshgrid(np.arange(M), np.arange(M), np.arange(1, M), indexing="ij"))
+    with torch.no_grad():
+        logits = net(torch.tensor(features(gi, gj, gk, goal, kind))).squeeze(1).numpy()
+    table = np.ones((M, M, M))
+    table[..., 1:] = (logits > 0).reshape(M, M, M - 1)
+    accuracy = float(((table[i, j, k] > 0.5) == (target.numpy() > 0.5)).mean())
+    return table, accuracy
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--goal", type=int, default=100)
+    parser.add_argument("--hidden", default="64,64", help="hidden layer widths, comma-separated")
+    parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    args = parser.parse_args(argv)
+    try:
+        hidden = [int(h) for h in args.hidden.split(",")]
+    except ValueError:
+        parser.error(f"--hidden must be comma-separated widths, got {args.hidden!r}")
+    if not all(h > 0 for h in hidden) or args.epochs < 1 or args.goal < 2:
+        parser.error("--hidden widths and --epochs must be positive, --goal at least 2")
+    import torch
+
+    from dice_envs.agents.pig_learned import exact_score
+
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    table, accuracy = fit(args.goal, hidden, args.features, args.epochs, args.seed)
+    top = args.goal
+
+    def fitted(i, j, k):
+        return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
+
+    score = exact_score(fitted, args.goal)
+    print(json.dumps({"goal": args.goal, "hidden": hidden, "features": args.features, "epochs": args.epochs,
+                      "seed": args.seed, "accuracy": accuracy, "difference": score["difference"],
+                      "seconds": round(time.perf_counter() - t0, 1)}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

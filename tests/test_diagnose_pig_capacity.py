@@ -1,0 +1,46 @@
+"""experiments/diagnose_pig_capacity.py: a network fitted to the optimal Pig policy, scored exactly."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from experiments import diagnose_pig_capacity  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path))
+
+
+def run(capsys, *argv):
+    assert diagnose_pig_capacity.main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_fitted_network_comes_close_to_the_optimum(capsys):
+    """Goal 20: the fit gets nearly every decision right, and its exact Difference is a small
+    loss (the optimum's own is 0; holding at 20 is far below)."""
+    out = run(capsys, "--goal", "20", "--hidden", "32,32", "--features", "fourier", "--epochs", "40")
+    assert out["accuracy"] > 0.97
+    assert -0.01 < out["difference"] <= 1e-12
+
+
+def test_fourier_features_cover_the_four_signals():
+    x = diagnose_pig_capacity.features(np.array([0, 50]), np.array([1, 2]), np.array([3, 4]), 100, "fourier")
+    assert x.shape == (2, 3 + 2 * 4 * len(diagnose_pig_capacity.FREQUENCIES)) and x.dtype == np.float32
+    assert diagnose_pig_capacity.features(np.array([0]), np.array([0]), np.array([1]), 100, "scaled").shape == (1, 3)
+
+
+@pytest.mark.parametrize("argv", [["--hidden", "64,x"], ["--epochs", "0"], ["--features", "other"]])
+def test_bad_arguments_are_refused(argv):
+    with pytest.raises(SystemExit):
+        diagnose_pig_capacity.main(argv)
