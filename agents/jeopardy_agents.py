@@ -15,7 +15,6 @@ from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from dice_envs.batched import categorical
 from dice_envs.zombie_dice import HOLD, ROLL
 
 

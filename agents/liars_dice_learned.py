@@ -436,7 +436,7 @@ def equilibrium_if_cheap(game, target: float = 1e-4, cache_dir=None):
     """The CFR+ reference (:func:`equilibrium`) if it is cached or its public tree is at most
     :data:`CHEAP_EQUILIBRIUM` nodes x rolls, else None: scoring never waits on a long solve."""
     from dice_envs.agents.liars_dice_compiled_solver import state_count
-    from dice_envs.agents.liars_dice_solver import PublicTree, default_cache_dir, load_cached
+    from dice_envs.agents.liars_dice_solver import default_cache_dir, load_cached
 
     cached = load_cached(game, target, "cfr+", cache_dir or default_cache_dir())
     if cached is not None:

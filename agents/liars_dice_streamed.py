@@ -35,7 +35,6 @@ observations (``fn(observations, masks)``, a ``.pt`` or SB3 network, a table;
 
 from __future__ import annotations
 
-import time
 from typing import Callable, List, Optional
 
 import numpy as np
@@ -246,7 +245,7 @@ class _Sweep:
             self.own_call[p][rows] = probs[:, :, A - 1]
             # The bid into child c = s | 1 << k (k above s's high bit) is action k + shift.
             for k in range(bits):
-                lo, hi = 1 << k, 1 << (k + 1)
+                lo = 1 << k
                 parents = rows[rows < lo]
                 self.own_edge[p][parents + lo] = probs[: len(parents), :, k + shift]
 

@@ -378,7 +378,7 @@ def dice_vs_thompson(model: ShakesModel, reach: float = 1e-3) -> dict:
     the mean TV at each patient number (``tv_by_patient``).
     """
     mass = occupancy(model, "dice_rule")
-    per_patient, max_tv, worst, worst_detail = [], 0.0, None, None
+    per_patient, max_tv, worst_detail = [], 0.0, None
     for level in model.levels[:-1]:
         tv = 0.5 * np.abs(level.choices["dice_rule"] - level.choices["thompson"]).sum(axis=1)
         w = mass[level.treated]
@@ -387,7 +387,7 @@ def dice_vs_thompson(model: ShakesModel, reach: float = 1e-3) -> dict:
         if reached.any():
             j = int(np.argmax(np.where(reached, tv, -1)))
             if tv[j] > max_tv:
-                max_tv, worst = float(tv[j]), j
+                max_tv = float(tv[j])
                 worst_record = [
                     (int(model.pair_t[x]), int(model.pair_s[x])) for x in level.rows[j]
                 ]

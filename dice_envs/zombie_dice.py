@@ -104,7 +104,7 @@ class ZombieDiceGame(Game):
         return (4 * self.num_players + 4 + 4 * self.num_colors,)
 
     def observation_bounds(self):
-        n, c = self.num_players, self.num_colors
+        n = self.num_players
         low = np.zeros(self.observation_shape, np.float32)
         high = np.full(self.observation_shape, np.inf, np.float32)
         high[n : 3 * n] = 1  # to-move one-hot, in-play flags
