@@ -22,6 +22,7 @@ import scipy.sparse as sp
 import dice_envs  # noqa: F401  (registers the Gymnasium ids)
 from dice_envs import zombie_dice_v0
 from dice_envs.agents import zombie_dice_solver as zds
+from dice_envs.agents.jeopardy_agents import BatchedTurnOpponent
 from dice_envs.agents.jeopardy_solver import solve_score_grid
 from dice_envs.cli import main
 from dice_envs.zombie_dice import HOLD, ROLL, ZombieDiceGame, ZombieDiceState
@@ -412,7 +413,8 @@ def test_gym_optimal_opponent_is_the_official_optimum(cache, goal3):
             env.reset()
     vec = gymnasium.make_vec("dice_envs/ZombieDice-v0", num_envs=8, vectorization_mode="vector_entry_point",
                              variant="official", opponent="optimal", goal=3)
-    assert isinstance(vec.opponent, zds.BatchedOptimalOpponent)
+    assert isinstance(vec.opponent, BatchedTurnOpponent)  # whole turns in one draw; single decisions by the table
+    assert isinstance(vec.opponent.step, zds.BatchedOptimalOpponent)
     vec.reset(seed=1)
     for _ in range(30):
         vec.step(np.ones(8, np.int64))
