@@ -197,7 +197,7 @@ def _mlp_layers(agent: Agent) -> Optional[Tuple[List[np.ndarray], List[np.ndarra
 
 
 def _pig(spec, goal: Optional[int] = None, die=None) -> dict:
-    from dice_envs.pig import PigGame
+    from dice_envs.pig import OBSERVATIONS, PigGame
 
     from .pig_learned import exact_score
     from .pig_opponents import resolve_policy
@@ -205,15 +205,15 @@ def _pig(spec, goal: Optional[int] = None, die=None) -> dict:
     game = PigGame(_goal(spec, goal, 100), die)
     if isinstance(spec, Agent):
         agent = spec
-        _check_size(agent, 4, "Pig")
         kind = agent.info.get("observation") or _pig_observation_kind(agent, game)
+        if kind not in OBSERVATIONS:
+            raise ValueError(f"{agent.name} was trained on observation={kind!r}; Pig's are {list(OBSERVATIONS)}")
+        _check_size(agent, len(game.encoded_bounds(kind)[1]), f"Pig (observation={kind!r})")
 
         def policy(i, j, k):
             i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
             obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
-            if kind == "scaled":
-                obs = game.scaled_observation(obs)
-            return _two_action_probability(agent, obs).reshape(i.shape)
+            return _two_action_probability(agent, game.encoded_observation(obs, kind)).reshape(i.shape)
     else:
         policy = resolve_policy(spec, game)
     result = exact_score(policy, game.goal, game.die)
@@ -222,11 +222,11 @@ def _pig(spec, goal: Optional[int] = None, die=None) -> dict:
 
 
 def _pig_observation_kind(agent: Agent, game) -> str:
-    """``"scaled"`` if a network's recorded observation bounds are Pig-v0's scaled ones, else ``"full"``."""
+    """The observation of Pig-v0 whose bounds a network recorded (``"full"`` when none match)."""
+    from .pig_learned import observation_kind
+
     space = getattr(getattr(agent, "policy", None), "observation_space", None)
-    high = np.asarray(getattr(space, "high", np.inf), np.float32)
-    scaled = game.scaled_bounds()[1]
-    return "scaled" if high.shape == scaled.shape and np.allclose(high, scaled) else "full"
+    return observation_kind(getattr(space, "high", np.inf), game) or "full"
 
 
 # -- Liar's Dice --------------------------------------------------------------------------

@@ -20,13 +20,13 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from dice_envs.dice import Die
-from dice_envs.pig import DEFAULT_GOAL, PigGame
+from dice_envs.pig import DEFAULT_GOAL, OBSERVATIONS, PigGame
 
 from . import pig_solver
 from .jeopardy_learned import roll_probabilities
 from .pig_solver import solved
 
-__all__ = ["ModelPolicy", "exact_score", "reference_differences"]
+__all__ = ["ModelPolicy", "exact_score", "observation_kind", "reference_differences"]
 
 #: The fixed rules every learned Pig agent is compared with (exact Differences at the game's goal).
 REFERENCE_HOLD_AT = (20, 25)
@@ -35,8 +35,8 @@ REFERENCE_HOLD_AT = (20, 25)
 class ModelPolicy:
     """A trained network (SB3 model or policy) as a vectorised Pig policy ``(i, j, k)``.
 
-    The observation (``"full"`` or ``"scaled"``) is read off the model's observation
-    space, which must be one of the two spaces of ``dice_envs/Pig-v0`` for ``game``.
+    The observation (``"full"``, ``"scaled"`` or ``"fourier"``) is read off the model's
+    observation space, which must be one of the spaces of ``dice_envs/Pig-v0`` for ``game``.
 
     Args:
         model: an SB3 model or its ``.policy``.
@@ -49,23 +49,32 @@ class ModelPolicy:
         self.game = game if game is not None else PigGame()
         space = self.policy_net.observation_space
         high = np.asarray(getattr(space, "high", None), np.float32)
-        kinds = {"full": self.game.observation_bounds()[1], "scaled": self.game.scaled_bounds()[1]}
-        matches = [name for name, bound in kinds.items() if high.shape == bound.shape and np.allclose(high, bound)]
-        if not matches:
+        kind = observation_kind(high, self.game)
+        if kind is None:
             raise ValueError(
                 f"the model's observation space {space} is not one of dice_envs/Pig-v0's for {self.game!r} "
-                f"(observation='full' or 'scaled'); was it trained on another goal or die?"
+                f"(observation='full', 'scaled' or 'fourier'); was it trained on another goal or die?"
             )
-        self.observation_kind = matches[0]
+        self.observation_kind = kind
         self.greedy = greedy
         self.__name__ = "learned"
 
     def __call__(self, i, j, k):
         i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
         obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
-        if self.observation_kind == "scaled":
-            obs = self.game.scaled_observation(obs)
+        obs = self.game.encoded_observation(obs, self.observation_kind)
         return roll_probabilities(self.policy_net, obs, self.greedy).reshape(i.shape)
+
+
+def observation_kind(high, game: PigGame) -> Optional[str]:
+    """Which observation of ``dice_envs/Pig-v0`` for ``game`` (:data:`dice_envs.pig.OBSERVATIONS`)
+    has the upper bounds ``high`` (a network's recorded observation space), or None."""
+    high = np.asarray(high, np.float32)
+    for kind in OBSERVATIONS:
+        bound = game.encoded_bounds(kind)[1]
+        if high.shape == bound.shape and np.allclose(high, bound):
+            return kind
+    return None
 
 
 @lru_cache(maxsize=8)

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------------|
 | Batched            | `gymnasium.make_vec("dice_envs/Pig-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
-| Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag (`observation="scaled"`: the first three divided by the goal) |
+| Observation Space  | Box(4,): own score, opponent score, turn total, to-move flag (`observation="scaled"`: the first three divided by the goal; `"fourier"`: Box(44,), with waves of them) |
 | Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"hold_at_N"` (e.g. `"hold_at_20"`), `"random"`, a policy `(i, j, k)` |
 
@@ -32,9 +32,13 @@ gymnasium.make("dice_envs/Pig-v0", opponent="optimal", goal=100, die=None, seat=
                observation="full", auto_forced=False, render_mode=None, max_cycles=None, illegal_action="terminate")
 ```
 
-``observation``: ``"full"`` (default), the AEC observation vector, or ``"scaled"``, the
+``observation``: ``"full"`` (default), the AEC observation vector; ``"scaled"``, the
 same vector with the scores and the turn total divided by the goal (the scale a
-network learns from; ``experiments/train_pig.py`` uses it).
+network learns from; ``experiments/train_pig.py`` uses it); or ``"fourier"``, the
+scaled vector followed by sines and cosines of the scores, the turn total and the
+score a hold banks at five frequencies
+(:meth:`dice_envs.pig.PigGame.fourier_observation`), with which a small network can
+draw the optimal policy's jagged hold boundary.
 ``seat``: the agent's seat, or None to draw it at every reset.  ``auto_forced``: the
 first roll of a turn (the only legal action) is made for the agent.  The rest as in
 :mod:`dice_envs.pig_v0` and :class:`dice_envs.single_agent.SingleAgentEnv`.
@@ -46,13 +50,13 @@ first roll of a turn (the only legal action) is made for the agent.  The rest as
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 from gymnasium import spaces
 
 from .dice import Die
-from .pig import DEFAULT_GOAL, PigGame
+from .pig import DEFAULT_GOAL, OBSERVATIONS, PigGame
 from .pig_batched import PigBatch
 from .pig_v0 import raw_env
 from .single_agent import SingleAgentEnv
@@ -60,14 +64,17 @@ from .vector import BatchedSingleAgentEnv
 
 __all__ = ["PigEnv", "PigVectorEnv"]
 
-OBSERVATIONS = ("full", "scaled")
-
-
-def _scaled(observation: str, game: PigGame):
-    """The ``observation_space`` for ``observation`` (None for the AEC's own)."""
+def _encoding(observation: str, game: PigGame) -> Tuple[Optional[Callable[[np.ndarray], np.ndarray]],
+                                                        Optional[spaces.Box]]:
+    """``(transform, observation_space)`` of ``observation``: how the AEC observation vector is
+    encoded (:meth:`dice_envs.pig.PigGame.encoded_observation`), and the Box of the result
+    (both None for the AEC's own)."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
-    return spaces.Box(*game.scaled_bounds(), dtype=np.float32) if observation == "scaled" else None
+    if observation == "full":
+        return None, None
+    space = spaces.Box(*game.encoded_bounds(observation), dtype=np.float32)
+    return (lambda obs: game.encoded_observation(obs, observation)), space
 
 
 class PigEnv(SingleAgentEnv):
@@ -78,8 +85,8 @@ class PigEnv(SingleAgentEnv):
                  render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
                  illegal_action: str = "terminate"):
         aec = raw_env(goal=goal, die=die, max_cycles=max_cycles)
-        space = _scaled(observation, aec.game)
-        fn = None if space is None else (lambda state, seat: aec.game.scaled_observation(state.observation(seat)))
+        encode, space = _encoding(observation, aec.game)
+        fn = None if encode is None else (lambda state, seat: encode(state.observation(seat)))
         from dice_envs.agents.pig_opponents import make_opponent  # solvers only for opponents
 
         self.opponent = make_opponent(opponent, aec.game)
@@ -99,9 +106,8 @@ class PigVectorEnv(BatchedSingleAgentEnv):
         if render_mode is not None:
             raise ValueError(f"the batched Pig env does not render; render_mode must be None, got {render_mode!r}")
         game = PigGame(goal, die)
-        space = _scaled(observation, game)
-        fn = None if space is None else (lambda batch, rows, seats: game.scaled_observation(
-            batch.observe(seats, where=rows)))
+        encode, space = _encoding(observation, game)
+        fn = None if encode is None else (lambda batch, rows, seats: encode(batch.observe(seats, where=rows)))
         from dice_envs.agents.pig_opponents import make_batched_opponent  # solvers only for opponents
 
         self.observation_kind = observation

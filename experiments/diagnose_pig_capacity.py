@@ -7,9 +7,11 @@ exactly against the optimum, as ``train_pig.py`` scores its agents.  If a fitted
 comes far closer to the optimum than reinforcement learning does, the network and its input
 are not what limits the learned agent; the learning is.
 
-``--features fourier`` adds sines and cosines of ``i``, ``j``, ``k`` and ``i + k`` at five
-frequencies (``pi f x / goal``, ``f = 1, 2, 4, 8, 16``), which lets the network draw the
-optimal policy's jagged hold boundary.
+The input is exactly the environment's (``dice_envs/Pig-v0``): ``--features scaled`` is
+``observation="scaled"``, ``--features fourier`` is ``observation="fourier"``, which adds sines
+and cosines of ``i``, ``j``, ``k`` and ``i + k`` at five frequencies
+(:meth:`dice_envs.pig.PigGame.fourier_observation`) and lets the network draw the optimal
+policy's jagged hold boundary.
 
 Run: ``.venv/bin/python experiments/diagnose_pig_capacity.py --hidden 64,64 --epochs 30
 [--features scaled|fourier] [--seed 0] [--goal 100]`` (needs the ``[train]`` extra; about 20 s
@@ -25,17 +27,13 @@ import time
 
 import numpy as np
 
-FREQUENCIES = (1, 2, 4, 8, 16)
-
-
 def features(i, j, k, goal: int, kind: str) -> np.ndarray:
-    """``(N, d)`` float32 inputs of the positions ``(i, j, k)``."""
-    columns = [i / goal, j / goal, k / goal]
-    if kind == "fourier":
-        for f in FREQUENCIES:
-            for v in (i, j, k, i + k):
-                columns += [np.sin(np.pi * f * v / goal), np.cos(np.pi * f * v / goal)]
-    return np.stack(columns, axis=1).astype(np.float32)
+    """``(N, d)`` float32 inputs of the mover's positions ``(i, j, k)``: the observation
+    ``kind`` (``"scaled"`` or ``"fourier"``) of ``dice_envs/Pig-v0``."""
+    from dice_envs.pig import PigGame
+
+    raw = np.stack([i, j, k, np.ones_like(i)], axis=1).astype(np.float32)
+    return PigGame(goal).encoded_observation(raw, kind)
 
 
 def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096, learning_rate: float = 3e-3):

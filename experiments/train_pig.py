@@ -1,7 +1,8 @@
 """Train MaskablePPO on Pig and score it EXACTLY against optimal play.
 
 The agent plays the batched ``dice_envs/Pig-v0`` (:class:`dice_envs.pig_gym.PigVectorEnv`)
-with the scaled observation (scores and turn total divided by the goal), against a
+with the scaled observation (scores and turn total divided by the goal; ``--observation
+fourier`` adds sines and cosines of them, :meth:`dice_envs.pig.PigGame.fourier_observation`), against a
 self-play pool (default) or a fixed opponent: ``optimal``, ``hold_at_N``, ``random`` or
 a saved model (``.zip``).  Every ``--eval-every`` steps its greedy policy is evaluated
 exactly against Neller and Presser's optimal policy from both seats: the "Difference"
@@ -36,10 +37,15 @@ from experiments.jeopardy_training import TableSpec, TrainArgs  # noqa: E402
 from experiments.jeopardy_training import main as train_main  # noqa: E402
 
 
+#: the observations a Pig agent can be trained on (the first is the default)
+OBSERVATIONS = ("scaled", "fourier")
+
+
 @dataclass
 class Args(TrainArgs):
     run_dir: str = "runs/pig"
     goal: int = 100
+    observation: str = "scaled"  # scaled or fourier (dice_envs/Pig-v0's observation)
 
 
 class PigSpec(TableSpec):
@@ -47,11 +53,15 @@ class PigSpec(TableSpec):
 
     name = "pig"
 
+    def check_args(self, args) -> None:
+        if args.observation not in OBSERVATIONS:
+            raise ValueError(f"--observation must be one of {list(OBSERVATIONS)}, got {args.observation!r}")
+
     def make_vector_env(self, args, opponent):
         from dice_envs.pig_gym import PigVectorEnv
 
-        return PigVectorEnv(args.n_envs, opponent=opponent, goal=args.goal, observation="scaled", auto_forced=True,
-                            illegal_action="raise")
+        return PigVectorEnv(args.n_envs, opponent=opponent, goal=args.goal, observation=args.observation,
+                            auto_forced=True, illegal_action="raise")
 
     def probability_table(self, policy_net, args) -> np.ndarray:
         """The ``(M, M, M)`` roll probabilities of the solver's grid ``(i, j, k)`` (one batched pass)."""
@@ -77,7 +87,7 @@ class PigSpec(TableSpec):
         return tuple(np.minimum(x, top) for x in view)
 
     def model_info(self, args) -> dict:
-        return {"game": self.name, "observation": "scaled", "goal": args.goal}
+        return {"game": self.name, "observation": args.observation, "goal": args.goal}
 
     def plot_title(self, args) -> str:
         return f"MaskablePPO on Pig, goal {args.goal} ({args.opponent})"

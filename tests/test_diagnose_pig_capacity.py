@@ -34,10 +34,16 @@ def test_a_fitted_network_comes_close_to_the_optimum(capsys):
     assert -0.01 < out["difference"] <= 1e-12
 
 
-def test_fourier_features_cover_the_four_signals():
-    x = diagnose_pig_capacity.features(np.array([0, 50]), np.array([1, 2]), np.array([3, 4]), 100, "fourier")
-    assert x.shape == (2, 3 + 2 * 4 * len(diagnose_pig_capacity.FREQUENCIES)) and x.dtype == np.float32
-    assert diagnose_pig_capacity.features(np.array([0]), np.array([0]), np.array([1]), 100, "scaled").shape == (1, 3)
+def test_the_inputs_are_the_environment_s_observations():
+    import gymnasium
+
+    import dice_envs  # noqa: F401
+
+    for kind in ("scaled", "fourier"):
+        env = gymnasium.make("dice_envs/Pig-v0", observation=kind, goal=100, seat=0)
+        obs, _ = env.reset(seed=0)  # the agent to move at 0-0, turn total 0
+        x = diagnose_pig_capacity.features(np.array([0]), np.array([0]), np.array([0]), 100, kind)
+        np.testing.assert_array_equal(x[0], obs)
 
 
 @pytest.mark.parametrize("argv", [["--hidden", "64,x"], ["--epochs", "0"], ["--features", "other"]])

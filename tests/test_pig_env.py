@@ -209,3 +209,31 @@ def test_scaled_observation_is_the_full_one_over_the_goal():
             b, _ = scaled.reset(seed=step)
     with pytest.raises(ValueError, match="observation"):
         gymnasium.make("dice_envs/Pig-v0", observation="compact")
+
+
+def test_fourier_observation_is_the_scaled_one_with_its_waves():
+    import gymnasium
+
+    from dice_envs.pig import FOURIER_FREQUENCIES
+
+    scaled = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="scaled")
+    fourier = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="fourier")
+    vec = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=3, vectorization_mode="vector_entry_point", goal=30,
+                             observation="fourier")
+    assert fourier.observation_space.shape == (44,) and vec.single_observation_space == fourier.observation_space
+    a, _ = scaled.reset(seed=4)
+    b, _ = fourier.reset(seed=4)
+    for step in range(60):
+        i, j, k = (float(x) for x in a[:3])
+        waves = [f(np.pi * freq * x) for f in (np.sin, np.cos) for freq in FOURIER_FREQUENCIES for x in (i, j, k, i + k)]
+        np.testing.assert_allclose(b, np.concatenate([a, waves]), atol=1e-5)
+        assert fourier.observation_space.contains(b)
+        action = 0 if step % 3 == 0 and a[2] > 0 else 1
+        a, _, done, _, _ = scaled.step(action)
+        b, _, done_b, _, _ = fourier.step(action)
+        assert done == done_b
+        if done:
+            a, _ = scaled.reset(seed=step)
+            b, _ = fourier.reset(seed=step)
+    obs, _ = vec.reset(seed=0)
+    assert all(vec.single_observation_space.contains(o) for o in obs)

@@ -214,6 +214,19 @@ def test_variant_options_are_checked(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
 
 
+def test_train_pig_on_the_fourier_observation(tmp_path, capsys):
+    script = load_script("train_pig")
+    run_dir = tmp_path / "pig"
+    code, out = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "256",
+                    "--observation", "fourier")
+    assert code == 0 and -1 < out["difference"] <= 1e-12
+    assert json.loads((run_dir / "model.json").read_text())["observation"] == "fourier"
+    assert cli_main(["evaluate", "pig", str(run_dir / "model.zip"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["details"]["difference"] == pytest.approx(out["difference"], abs=1e-12)
+    assert script.main(["--run-dir", str(tmp_path / "bad"), "--observation", "compact"]) == 2
+    assert "--observation" in capsys.readouterr().err
+
+
 def test_pig_model_policy_reads_its_observation_off_the_model():
     """A network trained on another goal is refused, not silently mis-scaled."""
     from sb3_contrib import MaskablePPO
@@ -222,7 +235,7 @@ def test_pig_model_policy_reads_its_observation_off_the_model():
     from dice_envs.pig import PigGame
     from dice_envs.pig_gym import PigEnv
 
-    for kind in ("full", "scaled"):
+    for kind in ("full", "scaled", "fourier"):
         model = MaskablePPO("MlpPolicy", PigEnv(observation=kind, goal=30), n_steps=64, batch_size=64,
                             device="cpu")
         policy = ModelPolicy(model, PigGame(30))
