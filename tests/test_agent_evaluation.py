@@ -23,6 +23,7 @@ pytest.importorskip("sb3_contrib")
 
 AYZD_MODEL = "experiments/models/ayzd_batched_selfplay_seed1.zip"
 PIG_MODEL = "experiments/models/pig_batched_selfplay_seed1.zip"
+PIG_FOURIER_MODEL = "experiments/models/pig_batched_selfplay_fourier_seed0.zip"
 SHAPE = {"game", "agent", "agent_type", "config", "opponent", "payoff", "value", "seats", "optimal_value", "gap",
          "exploitability", "references", "reached", "details", "seconds"}
 
@@ -50,6 +51,8 @@ def test_committed_models_rescore_to_the_readme_figures():
     pig = score("pig", PIG_MODEL)  # trained on observation="scaled": read off its model.json
     assert pig["details"]["difference"] == pytest.approx(-0.0132526, abs=1e-7)
     assert pig["config"]["goal"] == 100 and set(ayzd) == set(pig) == SHAPE
+    fourier = score("pig", PIG_FOURIER_MODEL)  # observation="fourier" (docs/games/pig.md), 30 minutes, seed 0
+    assert fourier["details"]["difference"] == pytest.approx(-0.0050722, abs=1e-7)
 
 
 def test_a_function_over_observations_scores_as_the_policy_itself():
