@@ -211,9 +211,8 @@ def _pig(spec, goal: Optional[int] = None, die=None) -> dict:
         _check_size(agent, len(game.encoded_bounds(kind)[1]), f"Pig (observation={kind!r})")
 
         def policy(i, j, k):
-            i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
-            obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
-            return _two_action_probability(agent, game.encoded_observation(obs, kind)).reshape(i.shape)
+            shape = np.broadcast_shapes(np.shape(i), np.shape(j), np.shape(k))
+            return _two_action_probability(agent, game.position_observation(i, j, k, kind)).reshape(shape)
     else:
         policy = resolve_policy(spec, game)
     result = exact_score(policy, game.goal, game.die)

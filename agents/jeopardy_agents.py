@@ -158,6 +158,17 @@ class BatchedTurnOpponent:
     def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self.step(batch, rows, rng)
 
+    def stepped(self) -> Callable[..., np.ndarray]:
+        """The same opponent deciding one roll at a time (no ``play_turns``), marked as a
+        batched opponent so the envs take it as it is: how they played it before whole turns
+        were drawn (for comparisons and benchmarks)."""
+
+        def step(batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+            return self.step(batch, rows, rng)
+
+        step.batched = True  # type: ignore[attr-defined]
+        return step
+
     def play_turns(self, batch, rows: np.ndarray, rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray]:
         """Play whole turns in the games ``rows`` that are at a turn's start; returns
         ``(played, rewards)`` as :mod:`dice_envs.vector` asks."""

@@ -60,10 +60,9 @@ class ModelPolicy:
         self.__name__ = "learned"
 
     def __call__(self, i, j, k):
-        i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
-        obs = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
-        obs = self.game.encoded_observation(obs, self.observation_kind)
-        return roll_probabilities(self.policy_net, obs, self.greedy).reshape(i.shape)
+        shape = np.broadcast_shapes(np.shape(i), np.shape(j), np.shape(k))
+        obs = self.game.position_observation(i, j, k, self.observation_kind)
+        return roll_probabilities(self.policy_net, obs, self.greedy).reshape(shape)
 
 
 def observation_kind(high, game: PigGame) -> Optional[str]:

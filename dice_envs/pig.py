@@ -141,6 +141,15 @@ class PigGame(Game):
             return self.fourier_observation(observation)
         raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {kind!r}")
 
+    def position_observation(self, i, j, k, kind: str = "full") -> np.ndarray:
+        """``(N, d)`` observations of the player to move at the positions ``(i, j, k)`` (own
+        score, opponent's score, turn total; arrays, broadcast together and flattened), in the
+        encoding ``kind`` (:meth:`encoded_observation`): what a learned policy is asked on the
+        solver's grid."""
+        i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
+        raw = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
+        return self.encoded_observation(raw, kind)
+
     def encoded_bounds(self, kind: str) -> Tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` of :meth:`encoded_observation` in the encoding ``kind``."""
         if kind == "fourier":

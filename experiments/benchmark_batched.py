@@ -112,17 +112,6 @@ def single_env_steps_per_second(env_id: str, kwargs: dict, seconds: float, warmu
     return steps / (time.process_time() - t0)
 
 
-def stepped(opponent):
-    """A whole-turn opponent (:class:`~dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`)
-    stepped one decision at a time, as the batched envs played it before."""
-
-    def step(batch, rows, rng):
-        return opponent.step(batch, rows, rng)
-
-    step.batched = True  # type: ignore[attr-defined]
-    return step
-
-
 def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> dict:
     """For each game and table opponent: single env, make_vec, make_vec with the opponent stepped
     (each after ``warmup`` untimed CPU seconds: the solve, and the turn tables filled on first use)."""
@@ -136,7 +125,7 @@ def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> di
                                               num_envs, seconds, warmup)
             whole = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point",
                                        opponent=opponent, **kwargs).opponent
-            by_step = vector_steps_per_second(env_id, dict(kwargs, opponent=stepped(whole)), "vector_entry_point",
+            by_step = vector_steps_per_second(env_id, dict(kwargs, opponent=whole.stepped()), "vector_entry_point",
                                               num_envs, seconds, warmup)
             out[f"{game}/{opponent}"] = {"single_env_steps_per_s": single, "make_vec_steps_per_s": batched,
                                          "make_vec_stepped_steps_per_s": by_step, "ratio": batched / single,

@@ -32,8 +32,7 @@ def features(i, j, k, goal: int, kind: str) -> np.ndarray:
     ``kind`` (``"scaled"`` or ``"fourier"``) of ``dice_envs/Pig-v0``."""
     from dice_envs.pig import PigGame
 
-    raw = np.stack([i, j, k, np.ones_like(i)], axis=1).astype(np.float32)
-    return PigGame(goal).encoded_observation(raw, kind)
+    return PigGame(goal).position_observation(i, j, k, kind)
 
 
 def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096, learning_rate: float = 3e-3):

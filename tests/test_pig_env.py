@@ -190,23 +190,33 @@ def test_single_agent_pig_id(opponent):
         gymnasium.make("dice_envs/Pig-v0", opponent="hold_at")
 
 
+def paired_observations(kind_a: str, kind_b: str, steps: int = 60):
+    """Two ``dice_envs/Pig-v0`` envs (goal 30, seat 0) with the observations ``kind_a`` and
+    ``kind_b``, played alike (hold now and then, once it is legal; reset with the same seeds):
+    yields ``(a, b, env_b)``, their observations of the same position, before each step."""
+    import gymnasium
+
+    env_a = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation=kind_a)
+    env_b = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation=kind_b)
+    a, _ = env_a.reset(seed=4)
+    b, _ = env_b.reset(seed=4)
+    for step in range(steps):
+        yield a, b, env_b
+        action = 0 if step % 3 == 0 and a[2] > 0 else 1
+        a, _, done, _, _ = env_a.step(action)
+        b, _, done_b, _, _ = env_b.step(action)
+        assert done == done_b
+        if done:
+            a, _ = env_a.reset(seed=step)
+            b, _ = env_b.reset(seed=step)
+
+
 def test_scaled_observation_is_the_full_one_over_the_goal():
     import gymnasium
 
-    full = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0)
-    scaled = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="scaled")
-    a, _ = full.reset(seed=4)
-    b, _ = scaled.reset(seed=4)
-    for step in range(60):
+    for a, b, scaled in paired_observations("full", "scaled"):
         np.testing.assert_allclose(b, a * np.array([1 / 30, 1 / 30, 1 / 30, 1], np.float32), rtol=1e-6)
         assert scaled.observation_space.contains(b)
-        action = 0 if step % 3 == 0 and a[2] > 0 else 1  # hold now and then, once it is legal
-        a, _, done, _, _ = full.step(action)
-        b, _, done_b, _, _ = scaled.step(action)
-        assert done == done_b
-        if done:
-            a, _ = full.reset(seed=step)
-            b, _ = scaled.reset(seed=step)
     with pytest.raises(ValueError, match="observation"):
         gymnasium.make("dice_envs/Pig-v0", observation="compact")
 
@@ -216,24 +226,13 @@ def test_fourier_observation_is_the_scaled_one_with_its_waves():
 
     from dice_envs.pig import FOURIER_FREQUENCIES
 
-    scaled = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="scaled")
-    fourier = gymnasium.make("dice_envs/Pig-v0", goal=30, seat=0, observation="fourier")
     vec = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=3, vectorization_mode="vector_entry_point", goal=30,
                              observation="fourier")
-    assert fourier.observation_space.shape == (44,) and vec.single_observation_space == fourier.observation_space
-    a, _ = scaled.reset(seed=4)
-    b, _ = fourier.reset(seed=4)
-    for step in range(60):
+    for a, b, fourier in paired_observations("scaled", "fourier"):
+        assert fourier.observation_space.shape == (44,) and vec.single_observation_space == fourier.observation_space
         i, j, k = (float(x) for x in a[:3])
         waves = [f(np.pi * freq * x) for f in (np.sin, np.cos) for freq in FOURIER_FREQUENCIES for x in (i, j, k, i + k)]
         np.testing.assert_allclose(b, np.concatenate([a, waves]), atol=1e-5)
         assert fourier.observation_space.contains(b)
-        action = 0 if step % 3 == 0 and a[2] > 0 else 1
-        a, _, done, _, _ = scaled.step(action)
-        b, _, done_b, _, _ = fourier.step(action)
-        assert done == done_b
-        if done:
-            a, _ = scaled.reset(seed=step)
-            b, _ = fourier.reset(seed=step)
     obs, _ = vec.reset(seed=0)
     assert all(vec.single_observation_space.contains(o) for o in obs)

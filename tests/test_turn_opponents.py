@@ -29,16 +29,6 @@ STEPS = 30  # the reported step is drawn uniformly from the first STEPS
 P_VALUE = 1e-4  # a false alarm once in 10,000 runs per case
 
 
-def stepwise(opponent: BatchedTurnOpponent):
-    """The same opponent, one decision at a time (no ``play_turns``)."""
-
-    def step(batch, rows, rng):
-        return opponent.step(batch, rows, rng)
-
-    step.batched = True
-    return step
-
-
 def sample(env, seed: int) -> np.ndarray:
     """Per env, ``(terminated, reward, observation...)`` of one of its first :data:`STEPS` steps
     (the final observation where that step ended a game), the agent rolling with probability 3/4."""
@@ -98,7 +88,7 @@ def test_whole_turns_are_distributed_as_stepped_ones(game, opponent, kwargs):
     make = pig_env if game == "pig" else zombie_env
     whole = make(opponent, **kwargs)
     assert isinstance(whole.opponent, BatchedTurnOpponent)
-    stepped = make(stepwise(whole.opponent), **kwargs)
+    stepped = make(whole.opponent.stepped(), **kwargs)
     a, b = sample(whole, seed=1), sample(stepped, seed=2)
     assert a[:, 0].sum() > 200 and b[:, 0].sum() > 200  # games end inside the reported steps
     assert homogeneity(a, b) > P_VALUE
@@ -106,7 +96,7 @@ def test_whole_turns_are_distributed_as_stepped_ones(game, opponent, kwargs):
 
 def test_the_comparison_tells_two_opponents_apart():
     one = pig_env("hold_at_20")
-    other = pig_env(stepwise(pig_env("hold_at_25", num_envs=1).opponent))
+    other = pig_env(pig_env("hold_at_25", num_envs=1).opponent.stepped())
     assert homogeneity(sample(one, seed=1), sample(other, seed=2)) < 1e-6
 
 
@@ -118,8 +108,9 @@ def test_a_turn_table_row_is_the_exact_turn():
     assert table.sum() == pytest.approx(1.0)
 
 
-def test_positions_outside_the_table_are_stepped():
-    """A game whose scores leave the table's grid is left to the stepped opponent."""
+def test_the_pig_table_covers_the_scores_below_the_goal():
+    """``covers`` marks the positions of the table's grid (``play_turns`` leaves any other to the
+    stepped opponent; in Pig every position in play is inside)."""
     opponent = pig_opponents.make_batched_opponent("hold_at_20", PigGame(goal=30))
     assert isinstance(opponent.table, TurnTable)
     inside = opponent.table.covers((np.array([0, 29, 30]), np.array([0, 0, 5])))
