@@ -16,18 +16,22 @@ observation):
   :class:`dice_envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
   :class:`dice_envs.sb3_vec_env.SB3VecEnv`), its seat drawn at every game, against
   ``--opponent selfplay`` (default: a pool of its own past policies, one snapshot
-  per evaluation, the last ``--pool-size`` kept; in each game the latest is played
+  every ``--snapshot-every`` steps (default: ``--eval-every``), the last ``--pool-size`` kept; in each game the latest is played
   half of the time, otherwise one drawn uniformly from the pool; each a table
   look-up or a small numpy network inside the batch) or a fixed opponent the env
   accepts by name;
-* training goes in chunks that end at the multiples of ``--eval-every`` steps (and at
-  ``--steps``); after each chunk, and before the first, the network's greedy decision
-  is taken in every state of the solver's grid and evaluated exactly
-  against the optimal policy from both seats: the Difference of the Zombie Dice
-  paper, ``2 (w - 1/2)`` for the seat-averaged win probability ``w``.  Every chunk
-  starts from freshly dealt games (the games in progress at an evaluation are
-  dropped, in a resumed run and an uninterrupted one alike), so a checkpoint needs
-  no games in progress;
+* training goes in chunks that end at the multiples of ``--snapshot-every`` and of
+  ``--eval-every`` steps (and at ``--steps``); a checkpoint is written after each.  At
+  the multiples of ``--eval-every``, at the end of the budget and before the first
+  chunk (unless ``--no-eval-start``), the network's greedy decision is taken in every
+  state of the solver's grid and evaluated exactly against the optimal policy from both
+  seats: the Difference of the Zombie Dice paper, ``2 (w - 1/2)`` for the seat-averaged
+  win probability ``w``.  An evaluation is counted in the budget; when it is costly
+  (Zombie Dice with the official dice: minutes), ``--eval-every`` above the budget's
+  steps with ``--no-eval-start`` and a ``--snapshot-every`` of its own leave one
+  evaluation, at the end, after the budget.  Every chunk starts from freshly dealt games
+  (the games in progress at a chunk's end are dropped, in a resumed run and an
+  uninterrupted one alike), so a checkpoint needs no games in progress;
 * the learning rate is constant within a chunk and decays linearly from
   ``--learning-rate`` to ``--lr-floor`` x it over the budget (the larger of the
   fractions of ``--steps`` and ``--minutes`` used so far).
@@ -35,7 +39,7 @@ observation):
 Outputs, in ``--run-dir``:
 
 * ``tb/``: TensorBoard logs (PPO's own, plus ``exact/difference`` and the win rates);
-* ``checkpoint/``: written after every evaluation (see below); rerunning the same
+* ``checkpoint/``: written after every chunk (see below); rerunning the same
   command resumes from it;
 * ``model.zip`` (+ ``model.json``): the final model, for ``dice-envs evaluate``;
   ``model.json`` says what a loader needs to rebuild the policy without unpickling
@@ -75,8 +79,9 @@ schedule depends on the budget, so a run extended with a larger ``--steps`` or
 of the larger budget only with a constant rate, ``--lr-floor 1``).
 
 On resume these options may differ from the checkpoint's: ``--minutes``,
-``--steps`` (a budget already spent just reports), ``--eval-every`` (later
-evaluations, hence pool snapshots and fresh deals, fall on its multiples),
+``--steps`` (a budget already spent just reports), ``--eval-every`` and
+``--snapshot-every`` (later evaluations, pool snapshots and fresh deals fall on their
+multiples), ``--eval-start``,
 ``--threads`` (exactness holds for the same count), ``--plot``, ``--quiet`` and
 ``--run-dir``.  Every other option (the network: ``--net-pi``, ``--net-vf``,
 ``--activation``; the game: ``--goal``, ``--opponent``, ``--n-envs``; PPO's
@@ -132,7 +137,7 @@ ACTIVATIONS = ("relu", "tanh")
 HOLD, ROLL = 0, 1  # the action ids of every jeopardy game (dice_envs.zombie_dice, dice_envs.pig)
 FORMAT = 2  # the checkpoint format written and read (state.json "format")
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
-CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
+CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "snapshot_every", "eval_start", "threads", "plot", "quiet")
 
 
 @dataclass
@@ -146,6 +151,8 @@ class TrainArgs:
     opponent: str = "selfplay"
     pool_size: int = 20
     eval_every: int = 2_000_000
+    snapshot_every: int = 0  # self-play pool snapshots (and checkpoints) every this many steps (0: --eval-every)
+    eval_start: bool = True  # evaluate the untrained network too (the curve's first point)
     n_envs: int = 1024  # games in the batched env
     n_steps: int = 32
     batch_size: int = 4096
@@ -178,7 +185,7 @@ def parse_args(cls, description: str, argv=None, spec=None):
     args.net_vf = layer_sizes("net_vf", args.net_vf)
     check_args(args, at_least_one=("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size",
                                    "threads", "goal"),
-               positive=("learning_rate",), non_negative=("ent_coef",),
+               positive=("learning_rate",), non_negative=("ent_coef", "snapshot_every"),
                ranges={"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
     if args.batch_size < 2:
         raise ValueError(f"--batch-size must be at least 2 (PPO normalises advantages over a minibatch), "
@@ -467,8 +474,8 @@ def read_state(ckpt: Path, args) -> dict:
             raise ValueError(f"format {state['format']}, this script reads format {FORMAT}")
         if state["seconds"] < 0:
             raise ValueError(f"'seconds' is negative: {state['seconds']}")
-        if not state["history"]:
-            raise ValueError("the history is empty")
+        if not state["history"] and (state["result"] or state["args"].get("eval_start", True)):
+            raise ValueError("the history is empty (it may be only with --no-eval-start, and no result then)")
         previous = -1
         for entry in state["history"]:
             check_fields(entry, "a history entry", steps=int, minutes=float, difference=float, win_as_first=float,
@@ -476,10 +483,11 @@ def read_state(ckpt: Path, args) -> dict:
             if entry["steps"] <= previous:
                 raise ValueError("the history's steps do not increase")
             previous = entry["steps"]
-        if previous != state["steps"]:
-            raise ValueError(f"the history ends at {previous} steps, the checkpoint is at {state['steps']}")
-        check_fields(state["result"], "'result'", difference=float, win_as_first=float, win_as_second=float,
-                     reached=(dict, None), references=(dict, None))
+        if previous > state["steps"]:
+            raise ValueError(f"the history ends at {previous} steps, after the checkpoint's {state['steps']}")
+        if state["history"]:
+            check_fields(state["result"], "'result'", difference=float, win_as_first=float, win_as_second=float,
+                         reached=(dict, None), references=(dict, None))
         names = checkpoint_names(state["steps"], state["pool"] is not None)
         if state["model"] != names["model"] or state["pool"] != names["pool"]:
             raise ValueError(f"it names {state['model']!r} and {state['pool']!r}, expected {names['model']!r} and "
@@ -594,21 +602,23 @@ def new_model(args, env, run: Path):
 
 
 def make_report(spec: GameSpec, args, state: dict, run: Path, resumed: bool, interrupted: bool) -> dict:
-    """The JSON report of the checkpoint ``state``."""
+    """The JSON report of the checkpoint ``state`` (its figures are those of the last
+    evaluation, at ``evaluated_at`` steps; ``None`` when an interrupted run had none yet)."""
     result, history = state["result"], state["history"]
-    best = max(history, key=lambda h: h["difference"])
+    best = max(history, key=lambda h: h["difference"]) if history else None
     return {
         "game": spec.name,
         "opponent": args.opponent,
-        "difference": result["difference"],
-        "win_as_first": result["win_as_first"],
-        "win_as_second": result["win_as_second"],
+        "difference": result.get("difference"),
+        "win_as_first": result.get("win_as_first"),
+        "win_as_second": result.get("win_as_second"),
+        "evaluated_at": history[-1]["steps"] if history else None,
         "reached": result.get("reached"),
         "references": result.get("references"),
         "steps": state["steps"],
         "minutes": state["seconds"] / 60,
         "steps_per_second": state["steps"] / state["seconds"] if state["seconds"] else None,
-        "best": {"steps": best["steps"], "difference": best["difference"]},
+        "best": {"steps": best["steps"], "difference": best["difference"]} if best else None,
         "interrupted": interrupted,
         "resumed": resumed,
         "run_dir": str(run),
@@ -709,7 +719,7 @@ def train(spec: GameSpec, args) -> dict:
         return frozen
 
     def plot():
-        if args.plot:
+        if args.plot and state["history"]:
             plot_curve(state["history"], run / "difference.png", spec.plot_title(args),
                        state["result"].get("references") or {})
 
@@ -722,14 +732,16 @@ def train(spec: GameSpec, args) -> dict:
     try:
         if not resumed:
             started = time.perf_counter()
-            evaluate_now()
+            if args.eval_start:
+                evaluate_now()
             state["seconds"] = time.perf_counter() - started
             save_checkpoint()
             committed = copy.deepcopy(state)
             plot()
+        snapshot_every = args.snapshot_every or args.eval_every
         while not budget_spent(args, int(model.num_timesteps), state["seconds"]):
             steps = int(model.num_timesteps)
-            target = (steps // args.eval_every + 1) * args.eval_every
+            target = min((steps // every + 1) * every for every in (args.eval_every, snapshot_every))
             if args.steps > 0:
                 target = min(target, args.steps)
             fraction = min(1.0, max(state["seconds"] / budget, steps / args.steps if args.steps > 0 else 0.0))
@@ -757,13 +769,23 @@ def train(spec: GameSpec, args) -> dict:
                 raise ValueError(f"training diverged after {steps:,} steps: the network's outputs are no longer "
                                  f"finite numbers (--learning-rate {args.learning_rate} too large?); the checkpoint "
                                  f"at {committed['steps']:,} steps is kept; try a smaller rate with another --run-dir")
-            evaluate_now(frozen)
-            if pool is not None:
+            now = int(model.num_timesteps)
+            if now // args.eval_every > steps // args.eval_every or budget_spent(args, now, state["seconds"]):
+                evaluate_now(frozen)
+            if pool is not None and (now // snapshot_every > steps // snapshot_every
+                                     or budget_spent(args, now, state["seconds"])):
                 pool.add(model.policy, frozen=frozen)
             state["seconds"] += time.perf_counter() - started
             save_checkpoint()
             committed = copy.deepcopy(state)
             plot()
+        if not state["history"] or state["history"][-1]["steps"] != int(model.num_timesteps):
+            # the budget was spent before the end was evaluated (a run resumed after a kill in its last chunk)
+            started = time.perf_counter()
+            evaluate_now()
+            state["seconds"] += time.perf_counter() - started
+            save_checkpoint()
+            committed = copy.deepcopy(state)
     except KeyboardInterrupt:
         if committed is None:
             raise

@@ -198,6 +198,49 @@ def test_official_resume_is_exact(jt, official_reference, tmp_path, capsys, monk
     assert_same(resumed, official_reference)
 
 
+def test_official_evaluated_only_at_the_end(jt, tmp_path, capsys, monkeypatch):
+    """``--no-eval-start``, ``--eval-every`` above the budget and ``--snapshot-every 128``:
+    the pool takes a network every 128 steps, the only exact evaluation is at the end, and
+    a run killed after an unevaluated checkpoint (an empty curve) resumes exactly; an
+    interrupted run with no evaluation yet reports no Difference."""
+    script = sys.modules["train_ayzd"]
+    argv = ["--steps", "384", *OFFICIAL, "--eval-every", "1000000", "--snapshot-every", "128", "--no-eval-start"]
+    reference_run = tmp_path / "reference"
+    code, reference_report, _ = call(script, capsys, ["--run-dir", str(reference_run), *argv])
+    assert code == 0 and [h["steps"] for h in reference_report["history"]] == [384]
+    assert reference_report["evaluated_at"] == 384 and -1 < reference_report["difference"] <= 1e-12
+    reference = jeopardy_snapshot(reference_run)
+    assert len({key.split("/")[0] for key in reference["pool"]}) == 2  # --pool-size 2 of the 4 networks
+
+    run = tmp_path / "run"
+    real = jt.atomic_write_text
+
+    def write(path, text):
+        real(path, text)
+        if path.name == "state.json" and json.loads(text)["steps"] == 256:
+            raise Killed
+
+    monkeypatch.setattr(jt, "atomic_write_text", write)
+    with pytest.raises(Killed):
+        script.main(["--run-dir", str(run), *argv])
+    monkeypatch.undo()
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["steps"] == 256 and state["history"] == [] and state["result"] == {}
+    code, report, _ = call(script, capsys, ["--run-dir", str(run), *argv])
+    assert code == 0 and report["resumed"] and report["difference"] == reference_report["difference"]
+    assert_same(jeopardy_snapshot(run), reference)
+
+    # Ctrl-C before the first evaluation: the report says so with no figures.
+    from sb3_contrib import MaskablePPO
+
+    def interrupt(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MaskablePPO, "train", interrupt)
+    code, report, _ = call(script, capsys, ["--run-dir", str(tmp_path / "early"), *argv])
+    assert code == 130 and report["interrupted"] and report["difference"] is None and report["best"] is None
+
+
 @pytest.fixture(scope="module")
 def pig_run(jt, tmp_path_factory):
     """A finished Pig run (goal 20, 128 steps) to damage and to rerun."""
@@ -257,6 +300,10 @@ JEOPARDY_DAMAGE = {
     "steps negative": (damage_state("steps", -1), "state.json", "'steps' should be a non-negative integer"),
     "seconds NaN": (damage_state("seconds", float("nan")), "state.json", "'seconds' should be a finite number"),
     "history not a list": (damage_state("history", {}), "state.json", "'history' should be a list"),
+    "history empty": (damage_state("history", []), "state.json", "the history is empty"),
+    "history past the checkpoint": (damage_state("history", [{"steps": 999, "minutes": 0.0, "difference": 0.0,
+                                                               "win_as_first": 0.5, "win_as_second": 0.5}]),
+                                    "state.json", "after the checkpoint's 128"),
     "model elsewhere": (damage_state("model", "../../x.zip"), "state.json", "expected 'model-0000000128.zip'"),
     "random states damaged": (damage_state("rng", {"python": 1}), "state.json", "random states are damaged"),
     "older version": (damage_state("format", KeyError), "state.json", "older version"),
