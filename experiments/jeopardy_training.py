@@ -145,30 +145,30 @@ class TrainArgs:
     """The options every jeopardy training script has (a script's dataclass adds ``goal``
     and may change the defaults)."""
 
-    run_dir: str = "runs/jeopardy"
+    run_dir: str = "runs/jeopardy"  # outputs and checkpoint
     minutes: float = 30.0  # training wall-clock budget (total over resumes; evaluations included)
     steps: int = 0  # stop after this many agent steps in total (0: no limit)
-    opponent: str = "selfplay"
-    pool_size: int = 20
-    eval_every: int = 2_000_000
+    opponent: str = "selfplay"  # selfplay (a pool of past policies) or a fixed opponent the env accepts
+    pool_size: int = 20  # selfplay: the last this many snapshots are kept
+    eval_every: int = 2_000_000  # agent steps between exact evaluations
     snapshot_every: int = 0  # self-play pool snapshots (and checkpoints) every this many steps (0: --eval-every)
     eval_start: bool = True  # evaluate the untrained network too (the curve's first point)
     n_envs: int = 1024  # games in the batched env
-    n_steps: int = 32
-    batch_size: int = 4096
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
+    n_steps: int = 32  # steps of each game per rollout (PPO's n_steps)
+    batch_size: int = 4096  # PPO's minibatch
+    n_epochs: int = 4  # PPO's passes over each rollout
+    learning_rate: float = 3e-4  # Adam's rate at the start
     lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
-    gamma: float = 1.0
-    gae_lambda: float = 0.5
-    ent_coef: float = 0.001
+    gamma: float = 1.0  # discount (1: the win probability itself)
+    gae_lambda: float = 0.5  # GAE's lambda
+    ent_coef: float = 0.001  # PPO's entropy bonus
     net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
-    net_vf: str = "128,128"
+    net_vf: str = "128,128"  # the value net's hidden layers
     activation: str = "relu"  # relu or tanh (SB3's default; on one CPU thread tanh costs more than the layers)
-    seed: int = 0
-    threads: int = 1
-    plot: bool = True
-    quiet: bool = False
+    seed: int = 0  # seeds torch, numpy and the env
+    threads: int = 1  # torch threads (exact resume needs the same count)
+    plot: bool = True  # write the curve's figure
+    quiet: bool = False  # no progress on stderr
 
 
 def parse_args(cls, description: str, argv=None, spec=None):

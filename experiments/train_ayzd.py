@@ -76,7 +76,7 @@ EVAL_EVERY = {"all_yellow": 2_000_000, "official": 10_000_000}
 @dataclass
 class Args(TrainArgs):
     run_dir: str = ""  # default runs/ayzd (all_yellow), runs/zombie_dice_official (official)
-    goal: int = 13
+    goal: int = 13  # brains to win
     variant: str = "all_yellow"  # all_yellow (AYZD) or official (green/yellow/red dice)
     observation: str = ""  # default compact (all_yellow, the only one), scaled (official; or full)
     score_cap: int = 0  # official only: the exact solver's score cap (0: its default, goal + 39)

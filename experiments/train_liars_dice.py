@@ -154,26 +154,26 @@ CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "q
 
 @dataclass
 class Args:
-    run_dir: str = ""
-    faces: int = 6
-    wild: bool = False
+    run_dir: str = ""  # outputs and checkpoint (default: runs/liars_dice_<faces>[_wild])
+    faces: int = 6  # faces of each die
+    wild: bool = False  # the highest face is wild
     minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
     steps: int = 0  # stop after this many updates in total (0: no limit)
-    eval_every: int = 20
-    hidden: str = "256,256"
-    learning_rate: float = 3e-3
+    eval_every: int = 20  # updates (fits) between exact evaluations
+    hidden: str = "256,256"  # the policy network's hidden layers
+    learning_rate: float = 3e-3  # the fit's Adam rate at the start
     lr_floor: float = 3e-4  # the fit's learning rate decays (cosine) to this over the budget
-    inner_steps: int = 40
+    inner_steps: int = 40  # Adam steps of each fit to the MMD target
     lookahead: int = 50  # exact MMD steps taken from the network's policy before each fit
     eta: float = 0.5  # mirror-descent step size (1 / weight of the KL to the previous policy)
     alpha: float = 0.03  # weight of the KL to the magnet
     magnet_every: int = 2  # in updates (fits): every magnet_every x lookahead MMD steps
     optimism: float = 1.0  # q~ = q_t + optimism * (q_t - q_{t-1}); 0 is plain MMD
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
-    seed: int = 0
-    threads: int = 1
-    plot: bool = True
-    quiet: bool = False
+    seed: int = 0  # seeds torch and numpy
+    threads: int = 1  # torch threads (exact resume needs the same count)
+    plot: bool = True  # write the curve's figure
+    quiet: bool = False  # no progress on stderr
 
 
 def parse_args(argv=None) -> Args:

@@ -301,8 +301,8 @@ DESCRIPTION = {
 @dataclass
 class Args:
     method: str = "mmd"  # ppo | mmd | mccfr | escher
-    run_dir: str = ""
-    faces: int = 6
+    run_dir: str = ""  # outputs and checkpoint (default: runs/liars_dice_play_<method>_<faces>[_<dice>][_wild|_aces])
+    faces: int = 6  # faces of each die
     dice: str = "1"  # dice per player: one count for both ("2") or one each ("1,2")
     wild: str = "none"  # none | highest (a bare --wild) | aces
     minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
@@ -310,9 +310,9 @@ class Args:
     games: int = 1024  # games played (to the end) per update
     eval_every: int = 20  # updates
     hidden: str = "256,256"  # the policy network
-    critic_hidden: str = "256,256"
+    critic_hidden: str = "256,256"  # the critic (escher: the history value network)
     learning_rate: float = 1e-3  # the policy's Adam rate
-    critic_learning_rate: float = 2e-3
+    critic_learning_rate: float = 2e-3  # the critic's Adam rate
     epochs: int = 4  # passes over each update's decisions
     minibatch: int = 1024  # decisions per Adam step
     clip: float = 0.2  # ppo: the ratio clip
@@ -332,15 +332,15 @@ class Args:
     average_buffer: int = 1_000_000  # average: decisions kept (first in, first out)
     average_rows: int = 512  # average: decisions added to the buffer per update
     average_steps: int = 4  # average: Adam steps per update on minibatches drawn from the buffer
-    average_learning_rate: float = 1e-3
+    average_learning_rate: float = 1e-3  # the average-policy network's Adam rate
     average_weighting: str = "linear"  # average: a kept decision's chance to be drawn: linear in its age | uniform
     value_steps: int = 32  # escher: Adam steps fitting the history value network (--critic-hidden) per iteration
     regret_steps: int = 64  # escher: Adam steps fitting the regret network (--hidden) per iteration
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
-    seed: int = 0
-    threads: int = 1
-    plot: bool = True
-    quiet: bool = False
+    seed: int = 0  # seeds torch, numpy and the env
+    threads: int = 1  # torch threads (exact resume needs the same count)
+    plot: bool = True  # write the curve's figure
+    quiet: bool = False  # no progress on stderr
 
 
 def parse_args(argv=None) -> Args:

@@ -44,7 +44,7 @@ OBSERVATIONS = ("scaled", "fourier")
 @dataclass
 class Args(TrainArgs):
     run_dir: str = "runs/pig"
-    goal: int = 100
+    goal: int = 100  # points to win
     observation: str = "scaled"  # scaled or fourier (dice_envs/Pig-v0's observation)
 
 

@@ -55,25 +55,25 @@ GAMES = {
 
 @dataclass
 class Args:
-    game: str = "liars_dice"
-    faces: int = 6
-    wild: bool = True
-    goal: int = 13
-    minutes: float = 0.0
+    game: str = "liars_dice"  # liars_dice | ayzd
+    faces: int = 6  # liars_dice: faces of each die
+    wild: bool = True  # liars_dice: the highest face is wild
+    goal: int = 13  # ayzd: brains to win
+    minutes: float = 0.0  # wall-clock budget, in total over resumes (0: no limit)
     steps: int = 0  # env steps sampled (all seats), in total over resumes
     eval_every: int = 10  # iterations
-    env_runners: int = 2
+    env_runners: int = 2  # remote env runners (0: sample in the driver)
     envs_per_runner: int = 16  # games each env runner steps together
     batch: int = 4000  # env steps per iteration
-    minibatch: int = 500
-    epochs: int = 5
-    lr: float = 3e-4
-    entropy: float = 0.01
-    hidden: str = "64,64"
-    seed: int = 0
+    minibatch: int = 500  # env steps per SGD step
+    epochs: int = 5  # passes over each iteration's batch
+    lr: float = 3e-4  # the learner's Adam rate
+    entropy: float = 0.01  # PPO's entropy bonus
+    hidden: str = "64,64"  # the RLModule's hidden layers
+    seed: int = 0  # the algorithm's seed (RLlib seeds its workers from it)
     address: str = ""  # a Ray cluster to join ("auto": the one started with `ray start` here); empty: local
-    run_dir: str = ""
-    quiet: bool = False
+    run_dir: str = ""  # outputs and checkpoint (default: runs/rllib_<game>)
+    quiet: bool = False  # no progress on stderr
 
 
 def check(args: Args) -> Args:

@@ -15,9 +15,11 @@ import base64
 import contextlib
 import dataclasses
 import errno
+import inspect
 import math
 import os
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
@@ -29,18 +31,47 @@ from dice_envs.files import atomic_path
 # -- options ----------------------------------------------------------------------------------
 
 
+def field_comments(cls) -> Dict[str, str]:
+    """The comment at the end of each field's line in the source of the dataclass ``cls``
+    and of its bases (a subclass's comment wins): ``x: int = 3  # what x is`` gives
+    ``{"x": "what x is"}``.  Empty where the source cannot be read."""
+    comments: Dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            lines = inspect.getsource(klass).splitlines()
+        except (OSError, TypeError):
+            continue
+        for line in lines:
+            match = re.match(r"\s+(\w+)\s*:[^#]*#\s*(.+)$", line)
+            if match:
+                comments[match.group(1)] = match.group(2).strip()
+    return comments
+
+
 def args_from_dataclass(cls, description: str, argv=None):
     """Parse ``--field-name`` options for every field of the dataclass ``cls``
-    (bools get ``--x/--no-x``) and return an instance."""
-    parser = argparse.ArgumentParser(description=description)
+    (:func:`options_parser`) and return an instance."""
+    return cls(**vars(options_parser(cls, description).parse_args(argv)))
+
+
+def options_parser(cls, description: str) -> argparse.ArgumentParser:
+    """The parser of a ``--field-name`` option for every field of the dataclass ``cls``
+    (bools get ``--x/--no-x``); ``--help`` shows each field's comment
+    (:func:`field_comments`) and its default."""
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    comments = field_comments(cls)
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
+        text = comments.get(f.name, " ").replace("%", "%%")
         if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
         else:
             kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default)
-    return cls(**vars(parser.parse_args(argv)))
+            parser.add_argument(flag, type=kind, default=f.default, help=text)
+    return parser
 
 
 def flag(name: str) -> str:

@@ -592,3 +592,21 @@ def test_liars_dice_divergence_stops_with_the_last_checkpoint(ld, tmp_path, caps
     code, report, err = call(ld, capsys, ["--run-dir", str(run), "--steps", "4", *LD, "--learning-rate", "1e30"])
     assert code == 2 and report is None and "training diverged" in err and "checkpoint at update 0 is kept" in err
     assert ld_snapshot(run)["steps"] == 0 and not (run / "model.pt").exists()
+
+
+@pytest.mark.parametrize("name", ["train_ayzd", "train_pig", "train_liars_dice", "train_liars_dice_play",
+                                  "train_rllib"])
+def test_every_option_has_help(name, capsys):
+    """``--help`` explains every option (the comment on its field's line) and gives its default."""
+    import dataclasses
+
+    from experiments.training_common import options_parser
+
+    module = sys.modules.get(name) or load_script(name)
+    parser = options_parser(module.Args, "help")
+    explained = {action.dest: action.help for action in parser._actions}
+    for field in dataclasses.fields(module.Args):
+        assert explained[field.name].strip(), f"--{field.name.replace('_', '-')} has no help"
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args(["--help"])
+    assert exit_.value.code == 0 and "(default: " in capsys.readouterr().out
