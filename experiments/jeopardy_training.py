@@ -16,10 +16,12 @@ observation):
   :class:`dice_envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
   :class:`dice_envs.sb3_vec_env.SB3VecEnv`), its seat drawn at every game, against
   ``--opponent selfplay`` (default: a pool of its own past policies, one snapshot
-  every ``--snapshot-every`` steps (default: ``--eval-every``), the last ``--pool-size`` kept; in each game the latest is played
-  half of the time, otherwise one drawn uniformly from the pool; each a table
-  look-up or a small numpy network inside the batch) or a fixed opponent the env
-  accepts by name;
+  every ``--snapshot-every`` steps (default: ``--eval-every``), the last
+  ``--pool-size`` kept; in each game the latest is played half of the time, otherwise
+  one drawn uniformly from the pool; each a table look-up or a small numpy network
+  inside the batch; a table plays each of its turns in one draw from the exact
+  distribution of how the turn ends, unless ``--no-whole-turns``) or a fixed opponent
+  the env accepts by name;
 * training goes in chunks that end at the multiples of ``--snapshot-every`` and of
   ``--eval-every`` steps (and at ``--steps``); a checkpoint is written after each.  At
   the multiples of ``--eval-every``, at the end of the budget and before the first
@@ -150,6 +152,7 @@ class TrainArgs:
     steps: int = 0  # stop after this many agent steps in total (0: no limit)
     opponent: str = "selfplay"  # selfplay (a pool of past policies) or a fixed opponent the env accepts
     pool_size: int = 20  # selfplay: the last this many snapshots are kept
+    whole_turns: bool = True  # selfplay: a pool table plays each turn in one exact draw (--no-whole-turns: stepped)
     eval_every: int = 2_000_000  # agent steps between exact evaluations
     snapshot_every: int = 0  # self-play pool snapshots (and checkpoints) every this many steps (0: --eval-every)
     eval_start: bool = True  # evaluate the untrained network too (the curve's first point)
@@ -237,6 +240,12 @@ class GameSpec(abc.ABC):
         """The probability that the pool's policy ``which[n]`` (an index into ``stacked``)
         rolls in game ``rows[n]`` of ``batch``, for its player to move (only read where
         holding is legal)."""
+
+    def whole_turns(self, frozen, game):
+        """``frozen`` playing each of its turns in one draw in ``game``'s batch (a
+        :class:`dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`, of which the pool uses
+        ``play_turns`` only), or None where turns are stepped one decision at a time."""
+        return None
 
     def model_info(self, args) -> dict:
         """What ``model.json`` records besides the network, the steps and the Difference."""
@@ -389,16 +398,21 @@ class Pool:
 class PoolOpponent:
     """A batched opponent (:mod:`dice_envs.vector`) drawn from the pool at every game: the
     latest policy half of the time, else one drawn uniformly; each played by the spec
-    (:meth:`GameSpec.roll_probability`)."""
+    (:meth:`GameSpec.roll_probability`).  Where the spec can (:meth:`GameSpec.whole_turns`:
+    the table specs), a pool policy plays each of its turns in one draw from the exact
+    distribution of how the turn ends (``play_turns``), as the env's fixed table opponents do."""
 
     batched = True
 
-    def __init__(self, pool: Pool, num_envs: int):
+    def __init__(self, pool: Pool, num_envs: int, whole_turns: bool = True):
         self.pool = pool
         self.num_envs = num_envs
         self.which: Optional[np.ndarray] = None  # allocated at the first game: the batch checks num_envs first
         self._stacked = None
         self._stacked_from: list = []
+        self._turns: Dict[int, object] = {}  # id(frozen) -> its whole-turn player (or None)
+        if whole_turns:
+            self.play_turns = self._play_turns
 
     def start(self, rows: np.ndarray, rng: np.random.Generator) -> None:
         if self.which is None:
@@ -415,6 +429,28 @@ class PoolOpponent:
         which = np.minimum(self.which[rows], len(self.pool.frozen) - 1)
         q = np.where(batch.rolled(rows), spec.roll_probability(self._stacked, which, batch, rows, self.pool.args), 1.0)
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
+
+    def _play_turns(self, batch, rows: np.ndarray, rng: np.random.Generator):
+        """``play_turns`` of :mod:`dice_envs.vector`: each game's pool policy plays its turn in
+        one draw where the spec gives it a whole-turn player (every other turn is stepped)."""
+        frozen = self.pool.frozen
+        live = {id(f) for f in frozen}
+        for key in [key for key in self._turns if key not in live]:  # policies that left the pool
+            del self._turns[key]
+        which = np.minimum(self.which[rows], len(frozen) - 1)
+        played = np.zeros(len(rows), bool)
+        rewards = np.zeros((len(rows), batch.num_players), np.float32)
+        for k in np.unique(which):
+            if id(frozen[k]) not in self._turns:
+                self._turns[id(frozen[k])] = self.pool.spec.whole_turns(frozen[k], batch.game)
+            player = self._turns[id(frozen[k])]
+            if player is None:
+                continue
+            mine = np.flatnonzero(which == k)
+            whole, paid = player.play_turns(batch, rows[mine], rng)
+            played[mine[whole]] = True
+            rewards[mine[whole]] = paid
+        return played, rewards[played]
 
 
 # -- plot ------------------------------------------------------------------------------------
@@ -564,7 +600,7 @@ def build_env(spec: GameSpec, args, pool: Optional[Pool]):
     """The game's batched env as an SB3 ``VecEnv`` (opponents stepped inside the batch)."""
     from dice_envs.sb3_vec_env import SB3VecEnv
 
-    opponent = PoolOpponent(pool, args.n_envs) if args.opponent == "selfplay" else args.opponent
+    opponent = PoolOpponent(pool, args.n_envs, args.whole_turns) if args.opponent == "selfplay" else args.opponent
     return SB3VecEnv(spec.make_vector_env(args, opponent))
 
 

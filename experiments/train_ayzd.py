@@ -119,6 +119,16 @@ class AYZDSpec(TableSpec):
         p, i, j, b, s = view
         return p - 1, np.minimum(i, top), np.minimum(j, top), 1 + SHOTGUNS_TO_BUST * np.minimum(b, top) + s
 
+    def whole_turns(self, table: np.ndarray, game):
+        """The roll-probability table playing whole turns (:func:`dice_envs.agents.zombie_dice_opponents.whole_turns`)."""
+        from dice_envs.agents import zombie_dice_solver as zs
+        from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
+        from dice_envs.agents.zombie_dice_learned import table_policy
+        from dice_envs.agents.zombie_dice_opponents import whole_turns
+
+        policy = table_policy(table, "pool")
+        return whole_turns(BatchedPolicyAgent(policy), zs.ScorePolicy(policy), game)
+
     def model_info(self, args) -> dict:
         return {"game": self.name, "variant": "all_yellow", "observation": "compact", "goal": args.goal}
 

@@ -86,6 +86,18 @@ class PigSpec(TableSpec):
     def table_index(self, view, top):
         return tuple(np.minimum(x, top) for x in view)
 
+    def whole_turns(self, table: np.ndarray, game):
+        """The roll-probability table playing whole turns (:func:`dice_envs.agents.pig_opponents.whole_turns`)."""
+        from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
+        from dice_envs.agents.pig_opponents import whole_turns
+
+        top = table.shape[0] - 1
+
+        def policy(i, j, k):
+            return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
+
+        return whole_turns(BatchedPolicyAgent(policy), policy, game)
+
     def model_info(self, args) -> dict:
         return {"game": self.name, "observation": args.observation, "goal": args.goal}
 

@@ -120,3 +120,49 @@ def test_the_pig_table_covers_the_scores_below_the_goal():
 def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
     game = ZombieDiceGame(num_players=3, variant="official")
     assert not hasattr(zombie_dice_opponents.make_batched_opponent("random", game), "play_turns")
+
+
+def pool_opponent(game: str, whole_turns: bool, num_envs: int = GAMES):
+    """The self-play pool of ``experiments/jeopardy_training.py`` holding two tables (the optimal
+    policy and a hold-at rule, or two AYZD policies), whole turns drawn or stepped."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    name = "train_pig" if game == "pig" else "train_ayzd"
+    path = Path(__file__).resolve().parent.parent / "experiments" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    from experiments.jeopardy_training import Pool, PoolOpponent
+
+    if game == "pig":
+        args = module.Args(goal=30)
+        tables = [pig_solver.policy_table(p, 30) for p in (pig_solver.solved(30).as_policy(), pig_solver.hold_at(12))]
+        spec_ = module.PigSpec()
+    else:
+        from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+        from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+
+        args = module.Args(goal=13, variant="all_yellow")
+        cap = zombie_dice_opponents.solved(13).score_cap
+        tables = [ayzd.policy_table(p, cap) for p in (zombie_dice_opponents.solved(13).as_policy(),
+                                                      HUMAN_POLICIES["minh"])]
+        spec_ = module.AYZDSpec()
+    pool = Pool(2, spec_, args)
+    pool.frozen = tables
+    return PoolOpponent(pool, num_envs, whole_turns=whole_turns)
+
+
+@pytest.mark.parametrize("game", ["pig", "zombie"])
+def test_the_self_play_pool_plays_whole_turns_as_stepped_ones(game):
+    """The training scripts' self-play pool of tables: whole turns drawn per pool policy (each
+    game's own) against the same pool stepped, as above."""
+    make = pig_env if game == "pig" else zombie_env
+    whole = pool_opponent(game, whole_turns=True)
+    assert hasattr(whole, "play_turns")
+    a, b = sample(make(whole), seed=1), sample(make(pool_opponent(game, whole_turns=False)), seed=2)
+    assert len(whole._turns) == 2 and all(t.table.positions > 0 for t in whole._turns.values())  # both drew turns
+    assert a[:, 0].sum() > 200 and b[:, 0].sum() > 200
+    assert homogeneity(a, b) > P_VALUE
