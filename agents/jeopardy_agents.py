@@ -107,18 +107,14 @@ class TurnTable:
         flat = np.ravel_multi_index(position, self.shape)
         if not self._known[flat].all():
             self._add(np.arange(len(self._known)) if self.eager else np.unique(flat[~self._known[flat]]))
-        # Inverse CDF by bisection: the first g whose cumulative probability exceeds u.
-        cumulative, u = self._cumulative, rng.random(len(flat))
-        lo, hi = np.zeros(len(flat), np.int64), np.full(len(flat), cumulative.shape[1] - 1)
-        while (lo < hi).any():
-            mid = (lo + hi) >> 1
-            right = cumulative[flat, mid] <= u
-            lo, hi = np.where(right, mid + 1, lo), np.where(right, hi, mid)
-        return lo
+        # Inverse CDF: the first g whose cumulative probability exceeds u, which is the number of
+        # g whose cumulative probability does not (one pass over the rows: the rows are short).
+        u = rng.random(len(flat))
+        return np.count_nonzero(self._cumulative[flat] <= u[:, None], axis=1)
 
     def _add(self, flat: np.ndarray) -> None:
-        probs = np.asarray(self.outcomes(*np.unravel_index(flat, self.shape)), np.float64)
-        cumulative = np.cumsum(probs, axis=1)
+        probs = np.maximum(np.asarray(self.outcomes(*np.unravel_index(flat, self.shape)), np.float64), 0.0)
+        cumulative = np.cumsum(probs, axis=1)  # non-decreasing (a solver's -1e-17 is clipped), as draw needs
         cumulative /= cumulative[:, -1:]
         cumulative[:, -1] = 1.0
         width = cumulative.shape[1]

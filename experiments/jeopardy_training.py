@@ -431,26 +431,34 @@ class PoolOpponent:
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
     def _play_turns(self, batch, rows: np.ndarray, rng: np.random.Generator):
-        """``play_turns`` of :mod:`dice_envs.vector`: each game's pool policy plays its turn in
-        one draw where the spec gives it a whole-turn player (every other turn is stepped)."""
+        """``play_turns`` of :mod:`dice_envs.vector`: in the games at a turn's start, each game's
+        pool policy draws how its turn ends from its own table (:class:`TurnTable`, built on first
+        use); the turns are then banked together.  Games whose policy has no whole-turn player, or
+        whose position its table does not cover, are left to be stepped."""
         frozen = self.pool.frozen
         live = {id(f) for f in frozen}
         for key in [key for key in self._turns if key not in live]:  # policies that left the pool
             del self._turns[key]
         which = np.minimum(self.which[rows], len(frozen) - 1)
-        played = np.zeros(len(rows), bool)
-        rewards = np.zeros((len(rows), batch.num_players), np.float32)
-        for k in np.unique(which):
+        played = ~batch.rolled(rows)
+        gained = np.zeros(len(rows), np.int64)
+        position = None
+        for k in np.unique(which[played]):
             if id(frozen[k]) not in self._turns:
                 self._turns[id(frozen[k])] = self.pool.spec.whole_turns(frozen[k], batch.game)
             player = self._turns[id(frozen[k])]
+            mine = played & (which == k)
             if player is None:
+                played &= ~mine
                 continue
-            mine = np.flatnonzero(which == k)
-            whole, paid = player.play_turns(batch, rows[mine], rng)
-            played[mine[whole]] = True
-            rewards[mine[whole]] = paid
-        return played, rewards[played]
+            if position is None:  # the same for every pool policy: the game's table coordinates
+                position = player.position(batch, rows)
+                played &= player.table.covers(position)
+                mine &= played
+            gained[mine] = player.table.draw(tuple(x[mine] for x in position), rng)
+        if not played.any():
+            return played, np.zeros((0, batch.num_players), np.float32)
+        return played, batch.bank(gained[played], where=rows[played])
 
 
 # -- plot ------------------------------------------------------------------------------------
