@@ -226,10 +226,17 @@ def solved(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
 
 def evaluate(first: Policy, second: Policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> float:
     """Exact probability that ``first`` (moving first) beats ``second``."""
+    return policy_values(first, second, goal, die).first_player_win
+
+
+def policy_values(first: Policy, second: Policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
+    """The win probabilities on the whole grid when ``first`` (seat 0, moving first) plays
+    ``second`` (seat 1): a :class:`Solution` with one row per seat, ``values[seat, i, j, k]``
+    the mover's (policy evaluation; :func:`solve` maximises instead)."""
     die = _check(goal, die)
     goal = int(goal)
     tables = np.stack([policy_table(first, goal), policy_table(second, goal)])
-    return _solve_grid(goal, die, tables).first_player_win
+    return _solve_grid(goal, die, tables)
 
 
 def head_to_head(candidate: Policy, reference: Policy, goal: int = DEFAULT_GOAL,

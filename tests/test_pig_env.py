@@ -236,3 +236,4 @@ def test_fourier_observation_is_the_scaled_one_with_its_waves():
         assert fourier.observation_space.contains(b)
     obs, _ = vec.reset(seed=0)
     assert all(vec.single_observation_space.contains(o) for o in obs)
+

@@ -1,4 +1,5 @@
-"""experiments/diagnose_pig_capacity.py: a network fitted to the optimal Pig policy, scored exactly."""
+"""experiments/diagnose_pig_capacity.py (a network fitted to the optimal Pig policy, scored exactly) and
+experiments/diagnose_pig_errors.py (where a Pig policy's wrong decisions are, each group repaired)."""
 
 import json
 import sys
@@ -50,3 +51,19 @@ def test_the_inputs_are_the_environment_s_observations():
 def test_bad_arguments_are_refused(argv):
     with pytest.raises(SystemExit):
         diagnose_pig_capacity.main(argv)
+
+
+def test_the_pig_error_diagnosis_accounts_for_the_whole_gap():
+    """``experiments/diagnose_pig_errors.py`` on hold-at-10 (goal 20): repairing every wrong
+    decision gives the optimum's Difference, 0 (a group alone need not help: decisions interact)."""
+    from dice_envs.agents import pig_solver
+    from experiments import diagnose_pig_errors
+
+    report = diagnose_pig_errors.diagnose(pig_solver.hold_at(10), 20)
+    assert report["difference"] < -0.01 and report["wrong"] > 0
+    assert report["wrong"] == report["rolls_where_optimum_holds"] + report["holds_where_optimum_rolls"]
+    assert report["repaired"]["all"]["wrong"] == report["wrong"]
+    assert abs(report["repaired"]["all"]["difference"]) < 1e-12
+    assert all(group["difference"] <= 1e-12 for group in report["repaired"].values())  # none beats the optimum
+    mine = report["against_itself"]
+    assert 0 < mine["agrees_with_optimum"] <= 1 and 0 <= mine["wrong_it_explains"] <= mine["wrong_10_k_30"]
