@@ -411,7 +411,7 @@ class PoolOpponent:
         self._stacked = None
         self._stacked_from: list = []
         self._turns: Dict[int, object] = {}  # id(frozen) -> its whole-turn player (or None)
-        if whole_turns:
+        if whole_turns and type(pool.spec).whole_turns is not GameSpec.whole_turns:  # the spec can
             self.play_turns = self._play_turns
 
     def start(self, rows: np.ndarray, rng: np.random.Generator) -> None:

@@ -166,3 +166,18 @@ def test_the_self_play_pool_plays_whole_turns_as_stepped_ones(game):
     assert len(whole._turns) == 2 and all(t.table.positions > 0 for t in whole._turns.values())  # both drew turns
     assert a[:, 0].sum() > 200 and b[:, 0].sum() > 200
     assert homogeneity(a, b) > P_VALUE
+
+
+def test_a_pool_of_networks_steps_its_turns():
+    """The official dice' pool holds networks, whose whole turns have no cheap exact distribution:
+    it offers no ``play_turns``, so the env steps it (and spends nothing asking)."""
+    pool_opponent("zombie", whole_turns=True, num_envs=4)  # loads the scripts
+    import sys
+
+    from experiments.jeopardy_training import Pool, PoolOpponent
+
+    module = sys.modules["train_ayzd"]
+    args = module.Args(variant="official", goal=13)
+    assert not hasattr(PoolOpponent(Pool(2, module.OfficialSpec(), args), 4), "play_turns")
+    assert hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4), "play_turns")
+    assert not hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4, whole_turns=False), "play_turns")
