@@ -42,7 +42,7 @@ def margins(solution, goal: int):
     than holding, and by how much, in win probability, each followed by the solution's play."""
     from dice_envs.pig import BUST_FACE
 
-    values, start, top = solution.values[0], solution.start[0], goal
+    values, top = solution.values[0], goal
     later = solution.start[-1]  # the opponent's turn starts (its own seat)
     i, j, k = grid(goal)
     hold = np.where(i + k >= goal, 1.0, 1.0 - later[j, np.minimum(i + k, top)])

@@ -296,8 +296,6 @@ def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
     """The policy network as ``LearnedLiarsDicePolicy.load`` reads it: ``game`` (its
     config), ``hidden`` (the layer sizes of :func:`~dice_envs.agents.liars_dice_learned.build_network`)
     and ``net`` (the state dict); written atomically."""
-    import torch
-
     with file(path) as tmp:
         save_torch({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
 
