@@ -12,7 +12,10 @@ table opponent, agent steps per second of ``gymnasium.make`` (one game) against
 ``gymnasium.make_vec(..., num_envs=4096, vectorization_mode="vector_entry_point")``, masked
 random actions, and of the same make_vec with the opponent stepped one decision at a time
 (``stepped``: how the envs played before whole turns were drawn at once), each after
-``--warmup`` untimed CPU seconds (a solve, and the turn tables filled on first use).
+``--warmup`` untimed CPU seconds (a solve, and the turn tables filled on first use).  Then the
+training scripts' self-play pool (``experiments/jeopardy_training.py``) of six tables for Pig
+and for All Yellow (the optimum and five others): make_vec with the pool's whole turns drawn
+against the same pool stepped.
 
 Run: ``.venv/bin/python experiments/benchmark_batched.py [--json] [--seconds 1.0] [--opponents]``.
 Times are CPU seconds of this process (``time.process_time``); on a shared machine
@@ -133,6 +136,54 @@ def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> di
     return out
 
 
+def pool_opponent(game: str, whole_turns: bool, num_envs: int):
+    """The self-play pool of ``experiments/jeopardy_training.py`` holding six tables: Pig's optimum and
+    hold-at 20 to 24, or the All Yellow optimum, the four human policies and the random one."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the training scripts import experiments.*
+    from experiments.jeopardy_training import Pool, PoolOpponent
+
+    if game == "pig":
+        from dice_envs.agents import pig_solver
+
+        script = importlib.import_module("experiments.train_pig")
+        spec, args = script.PigSpec(), script.Args()
+        policies = [pig_solver.solved(args.goal).as_policy()] + [pig_solver.hold_at(n) for n in range(20, 25)]
+        tables = [pig_solver.policy_table(policy, args.goal) for policy in policies]
+    else:
+        from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+        from dice_envs.agents.zombie_dice_opponents import solved
+        from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, random_policy
+
+        script = importlib.import_module("experiments.train_ayzd")
+        spec, args = script.AYZDSpec(), script.Args()
+        cap = solved(args.goal).score_cap
+        policies = [solved(args.goal).as_policy(), *HUMAN_POLICIES.values(), random_policy]
+        tables = [ayzd.policy_table(policy, cap) for policy in policies]
+    pool = Pool(len(tables), spec, args)
+    pool.frozen = tables
+    return PoolOpponent(pool, num_envs, whole_turns=whole_turns)
+
+
+def measure_pools(seconds: float, warmup: float, num_envs: int = 4096) -> dict:
+    """make_vec against the self-play pool, its whole turns drawn and stepped."""
+    out = {}
+    for game, env_id, kwargs in (("pig", "dice_envs/Pig-v0", {}),
+                                 ("all_yellow", "dice_envs/ZombieDice-v0", dict(variant="all_yellow"))):
+        whole, by_step = (vector_steps_per_second(env_id, dict(kwargs, opponent=pool_opponent(game, w, num_envs)),
+                                                  "vector_entry_point", num_envs, seconds, warmup)
+                          for w in (True, False))
+        out[f"{game}/selfplay pool of 6 tables"] = {"make_vec_steps_per_s": whole,
+                                                    "make_vec_stepped_steps_per_s": by_step,
+                                                    "whole_over_stepped": whole / by_step}
+    return out
+
+
 def measure(name: str, seconds: float) -> dict:
     import importlib
 
@@ -171,14 +222,18 @@ def main(argv=None) -> int:
         parser.error("--warmup must not be negative")
     if args.opponents:
         rows = measure_opponents(args.seconds, args.warmup)
+        pools = measure_pools(args.seconds, args.warmup)
         if args.json:
-            print(json.dumps({"opponents": rows}, indent=2))
+            print(json.dumps({"opponents": rows, "pools": pools}, indent=2))
             return 0
         print(f"{'game/opponent':28s} {'single env':>11s} {'make_vec(4096)':>15s} {'ratio':>6s} "
               f"{'stepped':>11s} {'ratio':>6s}  (agent steps per CPU second)")
         for key, r in rows.items():
             print(f"{key:28s} {r['single_env_steps_per_s']:>11,.0f} {r['make_vec_steps_per_s']:>15,.0f} "
                   f"{r['ratio']:>5.0f}x {r['make_vec_stepped_steps_per_s']:>11,.0f} {r['stepped_ratio']:>5.0f}x")
+        for key, r in pools.items():
+            print(f"{key:40s} make_vec(4096) {r['make_vec_steps_per_s']:>10,.0f}, stepped "
+                  f"{r['make_vec_stepped_steps_per_s']:>10,.0f}: whole turns {r['whole_over_stepped']:.1f}x")
         return 0
     result = {"games": {name: measure(name, args.seconds) for name in GAMES}}
     if args.json:

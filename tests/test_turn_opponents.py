@@ -181,3 +181,16 @@ def test_a_pool_of_networks_steps_its_turns():
     assert not hasattr(PoolOpponent(Pool(2, module.OfficialSpec(), args), 4), "play_turns")
     assert hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4), "play_turns")
     assert not hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4, whole_turns=False), "play_turns")
+
+
+def test_the_benchmark_measures_the_pools():
+    """``experiments/benchmark_batched.py --opponents`` times the pools both ways (a short smoke run)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
+    import benchmark_batched
+
+    rows = benchmark_batched.measure_pools(0.05, 0.0, num_envs=64)
+    assert set(rows) == {"pig/selfplay pool of 6 tables", "all_yellow/selfplay pool of 6 tables"}
+    assert all(r["make_vec_steps_per_s"] > 0 and r["make_vec_stepped_steps_per_s"] > 0 for r in rows.values())
