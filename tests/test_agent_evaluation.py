@@ -24,6 +24,7 @@ pytest.importorskip("sb3_contrib")
 AYZD_MODEL = "experiments/models/ayzd_batched_selfplay_seed1.zip"
 PIG_MODEL = "experiments/models/pig_batched_selfplay_seed1.zip"
 PIG_FOURIER_MODEL = "experiments/models/pig_batched_selfplay_fourier_seed0.zip"
+PIG_BEST_MODEL = "experiments/models/pig_batched_selfplay_fourier_lambda09_seed0.zip"
 SHAPE = {"game", "agent", "agent_type", "config", "opponent", "payoff", "value", "seats", "optimal_value", "gap",
          "exploitability", "references", "reached", "details", "seconds"}
 
@@ -53,6 +54,8 @@ def test_committed_models_rescore_to_the_readme_figures():
     assert pig["config"]["goal"] == 100 and set(ayzd) == set(pig) == SHAPE
     fourier = score("pig", PIG_FOURIER_MODEL)  # observation="fourier" (docs/games/pig.md), 30 minutes, seed 0
     assert fourier["details"]["difference"] == pytest.approx(-0.0050722, abs=1e-7)
+    best = score("pig", PIG_BEST_MODEL)  # the same with --gae-lambda 0.9: issue 27's target of -0.005 met
+    assert best["details"]["difference"] == pytest.approx(-0.0036647, abs=1e-7)
 
 
 def test_a_function_over_observations_scores_as_the_policy_itself():

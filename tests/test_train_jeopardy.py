@@ -111,7 +111,8 @@ def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
     assert first["references"]["hold_at_20"] == pytest.approx(-0.0798, abs=5e-5)
     assert first["reached"]["hold_at_20"] == (first["difference"] >= first["references"]["hold_at_20"])
     info = json.loads((run_dir / "model.json").read_text())
-    assert info["observation"] == "scaled" and info["goal"] == 100
+    assert info["observation"] == "fourier" and info["goal"] == 100  # train_pig.py's own defaults
+    assert json.loads((run_dir / "checkpoint" / "state.json").read_text())["args"]["gae_lambda"] == 0.9
     assert info["net_arch"] == {"pi": [64, 64], "vf": [128, 128]} and info["activation"] == "relu"
     code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "384", "--eval-every", "128")
     assert code == 0 and second["resumed"] and second["history"][:2] == first["history"]
@@ -214,13 +215,13 @@ def test_variant_options_are_checked(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
 
 
-def test_train_pig_on_the_fourier_observation(tmp_path, capsys):
+def test_train_pig_on_the_scaled_observation(tmp_path, capsys):
     script = load_script("train_pig")
     run_dir = tmp_path / "pig"
     code, out = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "256",
-                    "--observation", "fourier")
+                    "--observation", "scaled")
     assert code == 0 and -1 < out["difference"] <= 1e-12
-    assert json.loads((run_dir / "model.json").read_text())["observation"] == "fourier"
+    assert json.loads((run_dir / "model.json").read_text())["observation"] == "scaled"
     assert cli_main(["evaluate", "pig", str(run_dir / "model.zip"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["details"]["difference"] == pytest.approx(out["difference"], abs=1e-12)
     assert script.main(["--run-dir", str(tmp_path / "bad"), "--observation", "compact"]) == 2
