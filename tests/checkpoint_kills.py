@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 
 class Killed(BaseException):
@@ -23,3 +24,17 @@ def kill_after_checkpoints(script, monkeypatch, count: int) -> None:
             raise Killed
 
     monkeypatch.setattr(script, "atomic_file", atomic_file)
+
+
+def kill_after_state(module, monkeypatch, steps: int) -> None:
+    """Make the jeopardy trainer ``module`` (``experiments.jeopardy_training``) die (:class:`Killed`)
+    right after it writes the ``state.json`` of its checkpoint at ``steps`` (through its
+    ``atomic_write_text``)."""
+    real = module.atomic_write_text
+
+    def write(path, text):
+        real(path, text)
+        if path.name == "state.json" and json.loads(text)["steps"] == steps:
+            raise Killed
+
+    monkeypatch.setattr(module, "atomic_write_text", write)

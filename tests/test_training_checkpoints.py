@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from checkpoint_kills import Killed, kill_after_checkpoints
+from checkpoint_kills import Killed, kill_after_checkpoints, kill_after_state
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -179,14 +179,7 @@ def test_official_resume_is_exact(jt, official_reference, tmp_path, capsys, monk
     script = sys.modules["train_ayzd"]
     run = tmp_path / "run"
     argv = ["--run-dir", str(run), "--steps", "384", *OFFICIAL]
-    real = jt.atomic_write_text
-
-    def write(path, text):
-        real(path, text)
-        if path.name == "state.json" and json.loads(text)["steps"] == 256:
-            raise Killed
-
-    monkeypatch.setattr(jt, "atomic_write_text", write)
+    kill_after_state(jt, monkeypatch, 256)
     with pytest.raises(Killed):
         script.main(argv)
     monkeypatch.undo()
@@ -213,14 +206,7 @@ def test_official_evaluated_only_at_the_end(jt, tmp_path, capsys, monkeypatch):
     assert len({key.split("/")[0] for key in reference["pool"]}) == 2  # --pool-size 2 of the 4 networks
 
     run = tmp_path / "run"
-    real = jt.atomic_write_text
-
-    def write(path, text):
-        real(path, text)
-        if path.name == "state.json" and json.loads(text)["steps"] == 256:
-            raise Killed
-
-    monkeypatch.setattr(jt, "atomic_write_text", write)
+    kill_after_state(jt, monkeypatch, 256)
     with pytest.raises(Killed):
         script.main(["--run-dir", str(run), *argv])
     monkeypatch.undo()
