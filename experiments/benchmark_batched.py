@@ -136,9 +136,10 @@ def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> di
     return out
 
 
-def pool_opponent(game: str, whole_turns: bool, num_envs: int):
-    """The self-play pool of ``experiments/jeopardy_training.py`` holding six tables: Pig's optimum and
-    hold-at 20 to 24, or the All Yellow optimum, the four human policies and the random one."""
+def pool_opponent(game: str, policies: list, goal: int, whole_turns: bool, num_envs: int):
+    """The self-play pool of ``experiments/jeopardy_training.py`` (``game`` ``"pig"`` or
+    ``"all_yellow"``) holding the tables of ``policies`` (over the solver's positions), its whole
+    turns drawn or stepped."""
     import importlib
     import sys
     from pathlib import Path
@@ -152,32 +153,41 @@ def pool_opponent(game: str, whole_turns: bool, num_envs: int):
         from dice_envs.agents import pig_solver
 
         script = importlib.import_module("experiments.train_pig")
-        spec, args = script.PigSpec(), script.Args()
-        policies = [pig_solver.solved(args.goal).as_policy()] + [pig_solver.hold_at(n) for n in range(20, 25)]
-        tables = [pig_solver.policy_table(policy, args.goal) for policy in policies]
+        spec, args = script.PigSpec(), script.Args(goal=goal)
+        tables = [pig_solver.policy_table(policy, goal) for policy in policies]
     else:
         from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
         from dice_envs.agents.zombie_dice_opponents import solved
-        from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, random_policy
 
         script = importlib.import_module("experiments.train_ayzd")
-        spec, args = script.AYZDSpec(), script.Args()
-        cap = solved(args.goal).score_cap
-        policies = [solved(args.goal).as_policy(), *HUMAN_POLICIES.values(), random_policy]
-        tables = [ayzd.policy_table(policy, cap) for policy in policies]
+        spec, args = script.AYZDSpec(), script.Args(goal=goal, variant="all_yellow")
+        tables = [ayzd.policy_table(policy, solved(goal).score_cap) for policy in policies]
     pool = Pool(len(tables), spec, args)
     pool.frozen = tables
     return PoolOpponent(pool, num_envs, whole_turns=whole_turns)
 
 
+def six_policies(game: str) -> list:
+    """The benchmark's pool: Pig's optimum and hold-at 20 to 24 (goal 100), or the All Yellow
+    optimum, the four human policies and the random one (goal 13)."""
+    if game == "pig":
+        from dice_envs.agents import pig_solver
+
+        return [pig_solver.solved(100).as_policy()] + [pig_solver.hold_at(n) for n in range(20, 25)]
+    from dice_envs.agents.zombie_dice_opponents import solved
+    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, random_policy
+
+    return [solved(13).as_policy(), *HUMAN_POLICIES.values(), random_policy]
+
+
 def measure_pools(seconds: float, warmup: float, num_envs: int = 4096) -> dict:
     """make_vec against the self-play pool, its whole turns drawn and stepped."""
     out = {}
-    for game, env_id, kwargs in (("pig", "dice_envs/Pig-v0", {}),
-                                 ("all_yellow", "dice_envs/ZombieDice-v0", dict(variant="all_yellow"))):
-        whole, by_step = (vector_steps_per_second(env_id, dict(kwargs, opponent=pool_opponent(game, w, num_envs)),
-                                                  "vector_entry_point", num_envs, seconds, warmup)
-                          for w in (True, False))
+    for game, goal, env_id, kwargs in (("pig", 100, "dice_envs/Pig-v0", {}),
+                                       ("all_yellow", 13, "dice_envs/ZombieDice-v0", dict(variant="all_yellow"))):
+        whole, by_step = (vector_steps_per_second(
+            env_id, dict(kwargs, opponent=pool_opponent(game, six_policies(game), goal, w, num_envs)),
+            "vector_entry_point", num_envs, seconds, warmup) for w in (True, False))
         out[f"{game}/selfplay pool of 6 tables"] = {"make_vec_steps_per_s": whole,
                                                     "make_vec_stepped_steps_per_s": by_step,
                                                     "whole_over_stepped": whole / by_step}

@@ -122,37 +122,29 @@ def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
     assert not hasattr(zombie_dice_opponents.make_batched_opponent("random", game), "play_turns")
 
 
-def pool_opponent(game: str, whole_turns: bool, num_envs: int = GAMES):
-    """The self-play pool of ``experiments/jeopardy_training.py`` holding two tables (the optimal
-    policy and a hold-at rule, or two AYZD policies), whole turns drawn or stepped."""
-    import importlib.util
+def benchmark():
+    """``experiments/benchmark_batched.py``, which builds the training scripts' self-play pools."""
     import sys
     from pathlib import Path
 
-    name = "train_pig" if game == "pig" else "train_ayzd"
-    path = Path(__file__).resolve().parent.parent / "experiments" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    from experiments.jeopardy_training import Pool, PoolOpponent
+    folder = str(Path(__file__).resolve().parent.parent / "experiments")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import benchmark_batched
+
+    return benchmark_batched
+
+
+def pool_opponent(game: str, whole_turns: bool, num_envs: int = GAMES):
+    """The self-play pool of ``experiments/jeopardy_training.py`` holding two tables (Pig's optimum
+    and hold-at 12, goal 30; or the All Yellow optimum and Minh's policy), whole turns drawn or stepped."""
+    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
 
     if game == "pig":
-        args = module.Args(goal=30)
-        tables = [pig_solver.policy_table(p, 30) for p in (pig_solver.solved(30).as_policy(), pig_solver.hold_at(12))]
-        spec_ = module.PigSpec()
-    else:
-        from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-        from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
-
-        args = module.Args(goal=13, variant="all_yellow")
-        cap = zombie_dice_opponents.solved(13).score_cap
-        tables = [ayzd.policy_table(p, cap) for p in (zombie_dice_opponents.solved(13).as_policy(),
-                                                      HUMAN_POLICIES["minh"])]
-        spec_ = module.AYZDSpec()
-    pool = Pool(2, spec_, args)
-    pool.frozen = tables
-    return PoolOpponent(pool, num_envs, whole_turns=whole_turns)
+        return benchmark().pool_opponent("pig", [pig_solver.solved(30).as_policy(), pig_solver.hold_at(12)], 30,
+                                         whole_turns, num_envs)
+    return benchmark().pool_opponent("all_yellow", [zombie_dice_opponents.solved(13).as_policy(),
+                                                    HUMAN_POLICIES["minh"]], 13, whole_turns, num_envs)
 
 
 @pytest.mark.parametrize("game", ["pig", "zombie"])
@@ -171,12 +163,12 @@ def test_the_self_play_pool_plays_whole_turns_as_stepped_ones(game):
 def test_a_pool_of_networks_steps_its_turns():
     """The official dice' pool holds networks, whose whole turns have no cheap exact distribution:
     it offers no ``play_turns``, so the env steps it (and spends nothing asking)."""
-    pool_opponent("zombie", whole_turns=True, num_envs=4)  # loads the scripts
-    import sys
+    import importlib
 
+    benchmark()  # puts the repository on the path
     from experiments.jeopardy_training import Pool, PoolOpponent
 
-    module = sys.modules["train_ayzd"]
+    module = importlib.import_module("experiments.train_ayzd")
     args = module.Args(variant="official", goal=13)
     assert not hasattr(PoolOpponent(Pool(2, module.OfficialSpec(), args), 4), "play_turns")
     assert hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4), "play_turns")
@@ -185,12 +177,6 @@ def test_a_pool_of_networks_steps_its_turns():
 
 def test_the_benchmark_measures_the_pools():
     """``experiments/benchmark_batched.py --opponents`` times the pools both ways (a short smoke run)."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
-    import benchmark_batched
-
-    rows = benchmark_batched.measure_pools(0.05, 0.0, num_envs=64)
+    rows = benchmark().measure_pools(0.05, 0.0, num_envs=64)
     assert set(rows) == {"pig/selfplay pool of 6 tables", "all_yellow/selfplay pool of 6 tables"}
     assert all(r["make_vec_steps_per_s"] > 0 and r["make_vec_stepped_steps_per_s"] > 0 for r in rows.values())
