@@ -93,13 +93,7 @@ def exact_score(policy, goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> 
     (:func:`reference_differences`, also returned as ``references``).
     """
     optimal = solved(goal, die).as_policy()
-    table = pig_solver.policy_table(policy, goal)
-    top = goal
-
-    def candidate(i, j, k):
-        return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
-
-    candidate.__name__ = getattr(policy, "__name__", "policy")
+    candidate = pig_solver.table_policy(pig_solver.policy_table(policy, goal), getattr(policy, "__name__", "policy"))
     result: Dict[str, Any] = pig_solver.head_to_head(candidate, optimal, goal, die).as_dict()
     references = reference_differences(goal, die)
     result["reached"] = {name: bool(result["difference"] >= gap) for name, gap in references.items()}

@@ -204,6 +204,18 @@ def policy_table(policy: Policy, goal: int) -> np.ndarray:
     return table
 
 
+def table_policy(table: np.ndarray, name: str = "table") -> Policy:
+    """A ``(M, M, M)`` table of roll probabilities over ``(i, j, k)`` (:func:`policy_table`) as a
+    vectorised policy; scores and turn totals beyond the table read its last row."""
+    top = table.shape[0] - 1
+
+    def policy(i, j, k):
+        return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
+
+    policy.__name__ = name
+    return policy
+
+
 def _solve_grid(goal: int, die: Die, tables: Optional[np.ndarray]) -> Solution:
     t0 = time.perf_counter()
     rules = PigRules(goal, num_seats=1 if tables is None else 2)

@@ -95,13 +95,10 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
+    from dice_envs.agents.pig_solver import table_policy
+
     table, accuracy = fit(args.goal, hidden, args.features, args.epochs, args.seed)
-    top = args.goal
-
-    def fitted(i, j, k):
-        return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
-
-    score = exact_score(fitted, args.goal)
+    score = exact_score(table_policy(table, "fitted"), args.goal)
     print(json.dumps({"goal": args.goal, "hidden": hidden, "features": args.features, "epochs": args.epochs,
                       "seed": args.seed, "accuracy": accuracy, "difference": score["difference"],
                       "seconds": round(time.perf_counter() - t0, 1)}))

@@ -63,20 +63,12 @@ def grid(goal: int):
     return np.meshgrid(np.arange(M), np.arange(M), np.arange(M), indexing="ij")
 
 
-def table_policy(table: np.ndarray, goal: int):
-    """The decisions ``table`` (``(M, M, M)`` bools, True: roll) as a policy ``(i, j, k)``."""
-
-    def policy(i, j, k):
-        return table[np.minimum(i, goal), np.minimum(j, goal), np.minimum(k, goal)].astype(float)
-
-    return policy
-
-
 def table_score(table: np.ndarray, goal: int) -> float:
-    """The exact Difference of the decisions ``table`` against the optimum."""
+    """The exact Difference of the decisions ``table`` (``(M, M, M)`` bools, True: roll) against the optimum."""
     from dice_envs.agents.pig_learned import exact_score
+    from dice_envs.agents.pig_solver import table_policy
 
-    return float(exact_score(table_policy(table, goal), goal)["difference"])
+    return float(exact_score(table_policy(table.astype(float)), goal)["difference"])
 
 
 def diagnose(policy, goal: int) -> dict:
@@ -90,7 +82,7 @@ def diagnose(policy, goal: int) -> dict:
     decision = (i < goal) & (j < goal) & (k >= 1) & (i + k < goal)
     wrong = decision & (learned != optimal)
     # The decisions best against the policy itself, one at a time (from its exact self-play values).
-    itself = table_policy(learned, goal)
+    itself = pig_solver.table_policy(learned.astype(float))
     against_itself, _ = margins(pig_solver.policy_values(itself, itself, goal), goal)
     played = decision & (k > 10) & (k <= 30)
     groups = {"all": decision}

@@ -97,12 +97,9 @@ class PigSpec(TableSpec):
         """The roll-probability table playing whole turns (:func:`dice_envs.agents.pig_opponents.whole_turns`)."""
         from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
         from dice_envs.agents.pig_opponents import whole_turns
+        from dice_envs.agents.pig_solver import table_policy
 
-        top = table.shape[0] - 1
-
-        def policy(i, j, k):
-            return table[np.minimum(i, top), np.minimum(j, top), np.minimum(k, top)]
-
+        policy = table_policy(table, "pool")
         return whole_turns(BatchedPolicyAgent(policy), policy, game)
 
     def model_info(self, args) -> dict:
