@@ -132,7 +132,7 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
                  stop_when_won: Optional[bool] = None) -> dict:
     from . import zombie_dice_solver as zds
 
-    from dice_envs.zombie_dice import ZombieDiceGame
+    from dice_envs.zombie_dice import ENCODINGS, ZombieDiceGame
 
     goal = _goal(spec, goal, 13)
     if score_cap is None and isinstance(spec, Agent):
@@ -144,17 +144,22 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
     policy: zds.TurnPolicy
     if isinstance(spec, Agent):
         agent = spec
-        _check_size(agent, 24, "Zombie Dice with the official dice (observation='full' or 'scaled')")
-        # A model trained on observation="scaled" (its model.json says so) sees the scaled vector.
-        scale = (np.asarray(agent.info.get("observation_scale") or ZombieDiceGame(2, "official", goal)
-                            .observation_scale(), np.float32) if agent.info.get("observation") == "scaled" else 1.0)
+        # A model trained on observation="scaled" or "fourier" (its model.json says so) sees that encoding;
+        # without model.json, the encoding whose size the network takes.
+        game = ZombieDiceGame(2, "official", goal)
+        sizes = {len(game.encoded_bounds(kind)[0]): kind for kind in ("full", "fourier")}
+        kind = agent.info.get("observation") or sizes.get(agent.observation_size or 24, "full")
+        if kind not in ENCODINGS:
+            raise ValueError(f"{agent.name} was trained on observation={kind!r}; the official dice' are "
+                             f"{list(ENCODINGS)}")
+        _check_size(agent, len(game.encoded_bounds(kind)[0]),
+                    f"Zombie Dice with the official dice (observation={kind!r})")
         layers = _mlp_layers(agent)
         if layers is not None:  # the same greedy decisions, several times faster (zds.NetworkPolicy)
-            policy = zds.NetworkPolicy(*layers, scale=None if np.isscalar(scale) else scale, goal=goal,
-                                       name=agent.name)
+            policy = zds.NetworkPolicy(*layers, observation=kind, goal=goal, name=agent.name)
         else:
-            policy = zds.ObservationPolicy(lambda obs: _two_action_probability(agent, obs / scale), goal,
-                                           agent.name)
+            policy = zds.ObservationPolicy(
+                lambda obs: _two_action_probability(agent, game.encoded_observation(obs, kind)), goal, agent.name)
     elif spec == "optimal":
         policy = solution.as_policy()
     elif spec in standard:

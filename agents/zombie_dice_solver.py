@@ -873,32 +873,35 @@ DICE_FEATURES = np.array([9, 10] + list(range(12, 24)))
 
 class NetworkPolicy(TurnPolicy):
     """A multilayer perceptron over the environment's observation vector, played greedily: the
-    decisions of :class:`ObservationPolicy` with ``fn(obs) = logits(obs / scale)[:, ROLL] >
-    logits(obs / scale)[:, HOLD]`` (hold on a tie), computed several times faster.
+    decisions of :class:`ObservationPolicy` with ``fn(obs) = logits(x)[:, ROLL] > logits(x)[:, HOLD]``
+    (hold on a tie) for ``x`` the observation in the env's encoding ``observation``, computed
+    several times faster.
 
     ``weights[k]`` is ``(inputs, outputs)`` and ``biases[k]`` ``(outputs,)``; the hidden layers
     use ``activation`` (``"relu"`` or ``"tanh"``); the last layer gives the two logits (hold,
-    roll).  ``scale``: the divisors of the observation (the env's ``observation="scaled"``,
-    :meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale`), or None.
+    roll).  ``observation``: the encoding the network was trained on (``"full"``, ``"scaled"``
+    or ``"fourier"``: :meth:`dice_envs.zombie_dice.ZombieDiceGame.encoded_observation`).
 
-    The first layer is linear, and the observation is the sum of a part that depends on the
-    dice state alone (:data:`DICE_FEATURES`) and a part that depends on the position and the
-    turn's brains; so the first layer's input sum is computed once per dice state and once per
-    position, and only added up per state (the same sum in another order: a decision can differ
-    from :class:`ObservationPolicy`'s only where the two logits are equal to float32 rounding).
+    The first layer is linear, and each input feature depends on the dice state alone
+    (:data:`DICE_FEATURES`) or on the position and the turn's brains alone (the others,
+    including the Fourier waves of the scores); so the first layer's input sum is computed once
+    per dice state and once per position, and only added up per state (the same sum in another
+    order: a decision can differ from :class:`ObservationPolicy`'s only where the two logits are
+    equal to float32 rounding).
     """
 
-    def __init__(self, weights, biases, activation: str = "relu", scale=None, goal: int = DEFAULT_GOAL,
-                 name: str = "network"):
+    def __init__(self, weights, biases, activation: str = "relu", observation: str = "full",
+                 goal: int = DEFAULT_GOAL, name: str = "network"):
         if activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh', got {activation!r}")
+        self.game = ZombieDiceGame(2, "official", goal)
+        inputs = self.game.encoded_bounds(observation)[0].size
         self.weights = [np.asarray(w, np.float32) for w in weights]
         self.biases = [np.asarray(v, np.float32) for v in biases]
-        if not self.weights or self.weights[0].shape[0] != 24 or self.weights[-1].shape[1] != 2:
-            raise ValueError("the network must take the 24 features of the two-player official observation "
-                             "and give 2 logits (hold, roll)")
-        self.activation, self.goal, self.name = activation, goal, name
-        self.scale = np.ones(24, np.float32) if scale is None else np.asarray(scale, np.float32)
+        if not self.weights or self.weights[0].shape[0] != inputs or self.weights[-1].shape[1] != 2:
+            raise ValueError(f"the network must take the {inputs} features of the two-player official observation "
+                             f"(observation={observation!r}) and give 2 logits (hold, roll)")
+        self.activation, self.observation, self.goal, self.name = activation, observation, goal, name
         self._dice_part: Optional[np.ndarray] = None
 
     def _act(self, h: np.ndarray) -> None:
@@ -907,22 +910,22 @@ class NetworkPolicy(TurnPolicy):
         else:
             np.tanh(h, out=h)
 
-    def _first_layer(self, obs: np.ndarray, part: np.ndarray) -> np.ndarray:
-        x = obs / self.scale
-        keep = np.zeros(24, bool)
-        keep[part] = True
-        x[..., ~keep] = 0.0
+    def _first_layer(self, obs: np.ndarray, dice: bool) -> np.ndarray:
+        """The first layer's input sum over the dice features (``dice``) or over the others."""
+        x = np.array(self.game.encoded_observation(obs, self.observation))  # a copy, zeroed in part below
+        drop = np.ones(x.shape[-1], bool)
+        drop[DICE_FEATURES] = False
+        x[..., drop if dice else ~drop] = 0.0
         return x @ self.weights[0]
 
     def decide(self, chain, seat, i, j, b):
         if self._dice_part is None:
             zero = np.zeros(1, int)
-            self._dice_part = self._first_layer(observations(chain, 0, zero, zero, 0, self.goal)[:, 0], DICE_FEATURES)
+            self._dice_part = self._first_layer(observations(chain, 0, zero, zero, 0, self.goal)[:, 0], dice=True)
         rows = np.flatnonzero(chain.brains <= b)
         i, j = np.asarray(i), np.asarray(j)
         by_position = observations(chain, seat, i, j, b, self.goal, rows[:1])[0]
-        position = np.setdiff1d(np.arange(24), DICE_FEATURES)
-        P = self._first_layer(by_position, position) + self.biases[0]  # (N, H)
+        P = self._first_layer(by_position, dice=False) + self.biases[0]  # (N, H)
         q = np.zeros((chain.size, len(i)))
         step = max(1, (1 << 18) // max(1, len(i)))
         for lo in range(0, len(rows), step):

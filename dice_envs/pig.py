@@ -31,6 +31,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, d
+from .encodings import fourier_bounds, fourier_features
 from .validation import check_int
 
 HOLD, ROLL = 0, 1
@@ -39,8 +40,6 @@ BUST_FACE = 1
 DEFAULT_GOAL = 100
 #: The encodings of the observation vector that ``dice_envs/Pig-v0`` offers (:meth:`PigGame.encoded_observation`).
 OBSERVATIONS = ("full", "scaled", "fourier")
-#: Frequencies ``f`` of the ``observation="fourier"`` features, ``sin`` and ``cos`` of ``pi f x / goal``.
-FOURIER_FREQUENCIES = (1, 2, 4, 8, 16)
 
 
 def check_pig_die(die) -> Die:
@@ -111,7 +110,7 @@ class PigGame(Game):
 
     def fourier_observation(self, observation: np.ndarray) -> np.ndarray:
         """:meth:`scaled_observation` followed by the sines and cosines of ``pi f x / goal`` for
-        ``f`` in :data:`FOURIER_FREQUENCIES` and ``x`` each of the own score ``i``, the
+        ``f`` in :data:`dice_envs.encodings.FOURIER_FREQUENCIES` and ``x`` each of the own score ``i``, the
         opponent's ``j``, the turn total ``k`` and ``i + k`` (the score a hold banks): the
         ``observation="fourier"`` of ``dice_envs/Pig-v0``, 44 values.  With them a small
         network can draw the optimal policy's jagged hold boundary: fitted to it, a 2x64
@@ -119,16 +118,13 @@ class PigGame(Game):
         observation alone (``experiments/diagnose_pig_capacity.py``)."""
         scaled = self.scaled_observation(observation)
         signals = np.stack([scaled[..., 0], scaled[..., 1], scaled[..., 2], scaled[..., 0] + scaled[..., 2]], -1)
-        angles = np.pi * signals[..., None, :] * np.asarray(FOURIER_FREQUENCIES, np.float32)[:, None]
-        waves = [np.sin(angles), np.cos(angles)]
-        return np.concatenate([scaled] + [w.reshape(w.shape[:-2] + (-1,)) for w in waves], axis=-1).astype(np.float32)
+        return np.concatenate([scaled, fourier_features(signals)], axis=-1)
 
     def fourier_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` of :meth:`fourier_observation`."""
         low, high = self.scaled_bounds()
-        waves = 2 * 4 * len(FOURIER_FREQUENCIES)
-        return (np.concatenate([low, np.full(waves, -1, np.float32)]),
-                np.concatenate([high, np.ones(waves, np.float32)]))
+        wave_low, wave_high = fourier_bounds(4)
+        return np.concatenate([low, wave_low]), np.concatenate([high, wave_high])
 
     def encoded_observation(self, observation: np.ndarray, kind: str) -> np.ndarray:
         """``observation`` (one vector or a batch) in the encoding ``kind`` of :data:`OBSERVATIONS`:

@@ -37,6 +37,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, combine, draw_counts, roll_counts
+from .encodings import fourier_bounds, fourier_features
 from .validation import check_bool, check_choice, check_int
 
 BRAIN, SHOTGUN, FOOTPRINTS = "brain", "shotgun", "footprints"
@@ -55,6 +56,9 @@ _ROLL_CACHE: dict = {}
 
 HOLD, ROLL = 0, 1
 ACTION_NAMES = ("hold", "roll")
+#: The encodings of the observation vector (:meth:`ZombieDiceGame.encoded_observation`); the
+#: environments add ``"compact"`` for two-player All Yellow.
+ENCODINGS = ("full", "scaled", "fourier")
 DICE_PER_ROLL = 3
 SHOTGUNS_TO_BUST = 3
 
@@ -136,6 +140,42 @@ class ZombieDiceGame(Game):
         """``(low, high)`` of :meth:`scaled_observation`."""
         low, high = self.observation_bounds()
         return self.scaled_observation(low), self.scaled_observation(high)
+
+    def fourier_observation(self, observation: np.ndarray) -> np.ndarray:
+        """:meth:`scaled_observation` followed by the sines and cosines of ``pi f x / goal``
+        (:func:`dice_envs.encodings.fourier_features`) for ``x`` each of the scores (the
+        observer's first), the turn's brains ``b`` and the observer's score plus ``b`` (what a
+        hold banks): the ``observation="fourier"`` of ``dice_envs/ZombieDice-v0``,
+        ``(4n + 4 + 4c) + 10 (n + 2)`` values (64 for two players and the official dice).
+
+        The waves depend on the scores and the turn's brains alone, never on the dice, so an
+        exact evaluation can still split a network's first layer by dice state and position
+        (:class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy`)."""
+        n = self.num_players
+        scaled = self.scaled_observation(observation)
+        brains = scaled[..., 4 * n : 4 * n + 1]
+        signals = np.concatenate([scaled[..., :n], brains, scaled[..., :1] + brains], axis=-1)
+        return np.concatenate([scaled, fourier_features(signals)], axis=-1)
+
+    def encoded_observation(self, observation: np.ndarray, kind: str) -> np.ndarray:
+        """``observation`` (one vector or a batch) in the encoding ``kind`` of :data:`ENCODINGS`:
+        as it is (``"full"``), :meth:`scaled_observation` or :meth:`fourier_observation`."""
+        if kind == "full":
+            return np.asarray(observation, np.float32)
+        if kind == "scaled":
+            return self.scaled_observation(observation)
+        if kind == "fourier":
+            return self.fourier_observation(observation)
+        raise ValueError(f"observation encoding must be one of {list(ENCODINGS)}, got {kind!r}")
+
+    def encoded_bounds(self, kind: str) -> Tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` of :meth:`encoded_observation` in the encoding ``kind``."""
+        low, high = self.observation_bounds()
+        if kind != "fourier":
+            return self.encoded_observation(low, kind), self.encoded_observation(high, kind)
+        wave_low, wave_high = fourier_bounds(self.num_players + 2)
+        return (np.concatenate([self.scaled_observation(low), wave_low]),
+                np.concatenate([self.scaled_observation(high), wave_high]))
 
     def new_initial_state(self) -> "ZombieDiceState":
         n = self.num_players

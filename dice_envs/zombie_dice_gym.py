@@ -4,7 +4,7 @@
 | Import             | `gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")` (after `import dice_envs`) |
 |--------------------|-----------------------------------------------------------------|
 | Action Space       | Discrete(2): 0 = hold, 1 = roll                                 |
-| Observation Space  | Box: full or scaled `(4n + 8,)` all yellow, `(4n + 16,)` official; compact `(12,)` |
+| Observation Space  | Box: full, scaled `(4n + 8,)` all yellow, `(4n + 16,)` official; fourier +10(n+2); compact `(12,)` |
 | Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"optimal"`, `"fixed_hold_at"`, `"minh"`, `"llano"`, `"neller"`, `"random"`, a saved model, a policy |
 
@@ -30,6 +30,12 @@ shotguns by 3, each colour's dice counts by that colour's dice in the game), so 
 about 0 to 1: the scale a network learns from.  A network trained on it is scored exactly with
 :func:`dice_envs.agents.zombie_dice_solver.exact_score` by scaling the solver's observations the
 same way (``experiments/train_ayzd.py --variant official``).
+
+``observation="fourier"``: the scaled vector followed by sines and cosines of the scores, the
+turn's brains and the score a hold would bank, each over the goal, at five frequencies
+(:meth:`dice_envs.zombie_dice.ZombieDiceGame.fourier_observation`; 64 values for two players with
+the official dice), with which a small network can draw a hold boundary that is jagged in the
+scores.  It is scored exactly as the scaled one.
 
 ``observation="compact"`` (two-player All Yellow only): a function of the solver's
 position ``(p, i, j, b, s)`` alone (:func:`dice_envs.zombie_dice.compact_observation`), so a policy
@@ -96,7 +102,7 @@ from .zombie_dice_v0 import raw_env
 
 __all__ = ["ZombieDiceEnv", "ZombieDiceVectorEnv", "OBSERVATIONS"]
 
-OBSERVATIONS = ("full", "compact", "scaled")
+OBSERVATIONS = ("full", "compact", "scaled", "fourier")
 
 
 def _observation_kind(observation: str, variant: str, num_players: int) -> str:
@@ -134,10 +140,10 @@ class ZombieDiceEnv(SingleAgentEnv):
         kind = _observation_kind(observation, variant, num_players)
         if kind == "compact":
             fn, space = compact_from_state, spaces.Box(*compact_bounds(), dtype=np.float32)
-        elif kind == "scaled":
+        elif kind != "full":
             game = aec.game
-            fn = lambda state, seat: game.scaled_observation(state.observation(seat))  # noqa: E731
-            space = spaces.Box(*game.scaled_bounds(), dtype=np.float32)
+            fn = lambda state, seat: game.encoded_observation(state.observation(seat), kind)  # noqa: E731
+            space = spaces.Box(*game.encoded_bounds(kind), dtype=np.float32)
         from dice_envs.agents.zombie_dice_opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.observation_kind = observation
@@ -181,9 +187,9 @@ class ZombieDiceVectorEnv(BatchedSingleAgentEnv):
         if kind == "compact":
             fn = lambda batch, rows, seats: batch.compact_observation(rows)  # noqa: E731
             space = spaces.Box(*compact_bounds(), dtype=np.float32)
-        elif kind == "scaled":
-            fn = lambda batch, rows, seats: game.scaled_observation(batch.observe(seats, where=rows))  # noqa: E731
-            space = spaces.Box(*game.scaled_bounds(), dtype=np.float32)
+        elif kind != "full":
+            fn = lambda batch, rows, seats: game.encoded_observation(batch.observe(seats, where=rows), kind)  # noqa: E731
+            space = spaces.Box(*game.encoded_bounds(kind), dtype=np.float32)
         from dice_envs.agents.zombie_dice_opponents import make_batched_opponent  # solvers only for opponents
 
         self.observation_kind = observation

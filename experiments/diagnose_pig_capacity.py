@@ -23,9 +23,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from experiments.training_common import fit_classifier  # noqa: E402
+
 
 def features(i, j, k, goal: int, kind: str) -> np.ndarray:
     """``(N, d)`` float32 inputs of the mover's positions ``(i, j, k)``: the observation
@@ -41,36 +50,19 @@ def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096,
 
     from dice_envs.agents import pig_solver
 
-    torch.manual_seed(seed)
     roll = pig_solver.solved(goal).roll[0]
     i, j, k = (x.ravel() for x in np.meshgrid(np.arange(goal), np.arange(goal), np.arange(1, goal), indexing="ij"))
     decision = i + k < goal
     i, j, k = i[decision], j[decision], k[decision]
-    target = torch.tensor(roll[i, j, k] > 0.5, dtype=torch.float32)
-    x = torch.tensor(features(i, j, k, goal, kind))
-    layers, width = [], x.shape[1]
-    for h in hidden:
-        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
-        width = h
-    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, 1))
-    optimizer = torch.optim.Adam(net.parameters(), learning_rate)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
-    for _ in range(epochs):
-        order = torch.randperm(len(x))
-        for lo in range(0, len(x), batch):
-            rows = order[lo: lo + batch]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(net(x[rows]).squeeze(1), target[rows])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        schedule.step()
+    target = roll[i, j, k] > 0.5
+    net = fit_classifier(features(i, j, k, goal, kind), target, hidden, epochs, seed, batch, learning_rate)
     M = goal + 1
     gi, gj, gk = (v.ravel() for v in np.meshgrid(np.arange(M), np.arange(M), np.arange(1, M), indexing="ij"))
     with torch.no_grad():
         logits = net(torch.tensor(features(gi, gj, gk, goal, kind))).squeeze(1).numpy()
     table = np.ones((M, M, M))
     table[..., 1:] = (logits > 0).reshape(M, M, M - 1)
-    accuracy = float(((table[i, j, k] > 0.5) == (target.numpy() > 0.5)).mean())
+    accuracy = float(((table[i, j, k] > 0.5) == target).mean())
     return table, accuracy
 
 

@@ -14,16 +14,18 @@ over the AYZD solver's grid.
 ``--variant official``: the full game (6 green, 4 yellow, 3 red dice), with the full
 observation vector of the seat (24 features: scores, round flags, turn brains and
 shotguns, the dice by colour), ``--observation scaled`` (default: each feature divided by
-:meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale`, so all are about 0 to 1) or
-``full`` (raw counts).  Opponents: the self-play pool (default; it holds the networks
-themselves, run in numpy on the batch's observations, since a table over the solver's
-10,766 dice states per position would be too large), ``optimal`` (the official optimum),
-``random`` or a human-playable policy.  Every ``--eval-every`` steps (default 10,000,000: an
+:meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale`, so all are about 0 to 1),
+``full`` (raw counts) or ``fourier`` (the scaled vector with sines and cosines of the scores,
+the turn's brains and the score a hold banks, 64 features:
+:meth:`dice_envs.zombie_dice.ZombieDiceGame.fourier_observation`).  Opponents: the self-play
+pool (default; it holds the networks themselves, run in numpy on the batch's observations,
+since a table over the solver's 10,766 dice states per position would be too large),
+``optimal`` (the official optimum), ``random`` or a human-playable policy.  Every ``--eval-every`` steps (default 10,000,000: an
 evaluation runs the network on the 3.4e8 states of the solver's grid, about two minutes on
 one thread) the greedy network is scored exactly against the official optimum from both
 seats (:func:`dice_envs.agents.zombie_dice_solver.exact_score` with a
 :class:`~dice_envs.agents.zombie_dice_solver.NetworkPolicy`: every state turned into the
-observation the env would give, scaled the same way); the references are the Differences
+observation the env would give, encoded the same way); the references are the Differences
 of the four human-playable policies on the full game
 (:func:`~dice_envs.agents.zombie_dice_solver.human_differences`), and ``reached`` says which
 it has closed.  ``--score-cap`` sets the solver's grid (default ``goal + 39``; tests use tiny
@@ -66,7 +68,7 @@ from experiments.jeopardy_training import main as train_main  # noqa: E402
 
 VARIANTS = ("all_yellow", "official")
 #: the observations each variant can be trained on (the first is the default)
-OBSERVATIONS = {"all_yellow": ("compact",), "official": ("scaled", "full")}
+OBSERVATIONS = {"all_yellow": ("compact",), "official": ("scaled", "full", "fourier")}
 #: the default --eval-every of each variant: an exact evaluation of the official game runs the
 #: network on 3.4e8 states (about 2 minutes on one thread with 64 x 64; training runs about
 #: 20,000 steps/s), the AYZD table takes seconds
@@ -78,7 +80,7 @@ class Args(TrainArgs):
     run_dir: str = ""  # default runs/ayzd (all_yellow), runs/zombie_dice_official (official)
     goal: int = 13  # brains to win
     variant: str = "all_yellow"  # all_yellow (AYZD) or official (green/yellow/red dice)
-    observation: str = ""  # default compact (all_yellow, the only one), scaled (official; or full)
+    observation: str = ""  # default compact (all_yellow, the only one), scaled (official; or full, fourier)
     score_cap: int = 0  # official only: the exact solver's score cap (0: its default, goal + 39)
     eval_every: int = 0  # 0: 2,000,000 steps (all_yellow), 10,000,000 (official)
 
@@ -156,11 +158,9 @@ class OfficialSpec(NetworkSpec):
                                    observation=args.observation, auto_forced=True, illegal_action="raise")
 
     def observe(self, raw: np.ndarray, args) -> np.ndarray:
-        """The env's ``observation="scaled"`` (:meth:`dice_envs.zombie_dice.ZombieDiceGame.scaled_observation`)
-        or ``"full"`` of AEC observation vectors."""
-        if args.observation == "scaled":
-            return self.game(args.goal).scaled_observation(raw)
-        return np.asarray(raw, np.float32)
+        """AEC observation vectors in the env's encoding ``--observation``
+        (:meth:`dice_envs.zombie_dice.ZombieDiceGame.encoded_observation`)."""
+        return self.game(args.goal).encoded_observation(raw, args.observation)
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
@@ -171,17 +171,17 @@ class OfficialSpec(NetworkSpec):
 
     def evaluate(self, frozen, args) -> dict:
         """Exact score of the greedy network (:class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy`:
-        the observations of the solver's states, scaled as the env scales them)."""
+        the observations of the solver's states, encoded as the env encodes them)."""
         from dice_envs.agents import zombie_dice_solver as zds
 
-        scale = self.game(args.goal).observation_scale() if args.observation == "scaled" else None
-        policy = zds.NetworkPolicy(frozen.weights, frozen.biases, frozen.activation, scale, args.goal, "learned")
+        policy = zds.NetworkPolicy(frozen.weights, frozen.biases, frozen.activation, args.observation, args.goal,
+                                   "learned")
         return zds.exact_score(policy, args.goal, args.score_cap or None)
 
     def model_info(self, args) -> dict:
         from dice_envs.agents import zombie_dice_solver as zds
 
-        scale = self.game(args.goal).observation_scale().tolist() if args.observation == "scaled" else None
+        scale = self.game(args.goal).observation_scale().tolist() if args.observation != "full" else None
         return {"game": self.name, "variant": "official", "observation": args.observation,
                 "observation_scale": scale, "goal": args.goal,
                 "score_cap": zds.check_score_cap(args.score_cap or None, args.goal)}

@@ -118,6 +118,37 @@ def layer_sizes(name: str, text: str) -> str:
     return ",".join(str(int(p)) for p in parts)
 
 
+def fit_classifier(x: np.ndarray, target: np.ndarray, hidden, epochs: int, seed: int, batch: int = 4096,
+                   learning_rate: float = 3e-3):
+    """A ReLU MLP (``hidden`` widths, one logit) fitted to the yes/no ``target`` of the rows
+    of ``x`` by supervised learning: binary cross-entropy, Adam at ``learning_rate`` with a
+    cosine schedule over ``epochs`` passes of shuffled minibatches of ``batch`` rows.  The
+    capacity diagnoses use it: can the network of a training script draw the optimal policy
+    at all?  Needs torch (the ``[train]`` extra)."""
+    import torch
+
+    torch.manual_seed(seed)
+    x = torch.as_tensor(np.asarray(x, np.float32))
+    y = torch.as_tensor(np.asarray(target, np.float32))
+    layers, width = [], x.shape[1]
+    for h in hidden:
+        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+        width = h
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, 1))
+    optimizer = torch.optim.Adam(net.parameters(), learning_rate)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
+    for _ in range(epochs):
+        order = torch.randperm(len(x))
+        for lo in range(0, len(x), batch):
+            rows = order[lo: lo + batch]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(net(x[rows]).squeeze(1), y[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        schedule.step()
+    return net
+
+
 def budget_seconds(args) -> float:
     """The wall-clock budget, ``--minutes`` in seconds (unlimited when not positive)."""
     return args.minutes * 60 if args.minutes > 0 else float("inf")

@@ -35,6 +35,7 @@ VECTOR_IDS = [
      (28,)),
     ("dice_envs/ZombieDice-v0", dict(variant="official", observation="scaled", opponent="minh"), ZombieDiceVectorEnv,
      (24,)),
+    ("dice_envs/ZombieDice-v0", dict(variant="official", observation="fourier"), ZombieDiceVectorEnv, (64,)),
     ("dice_envs/Pig-v0", dict(), PigVectorEnv, (4,)),
     ("dice_envs/Pig-v0", dict(opponent="hold_at_20", goal=40, auto_forced=True), PigVectorEnv, (4,)),
     ("dice_envs/Pig-v0", dict(observation="scaled"), PigVectorEnv, (4,)),

@@ -224,7 +224,7 @@ def test_scaled_observation_is_the_full_one_over_the_goal():
 def test_fourier_observation_is_the_scaled_one_with_its_waves():
     import gymnasium
 
-    from dice_envs.pig import FOURIER_FREQUENCIES
+    from dice_envs.encodings import FOURIER_FREQUENCIES
 
     vec = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=3, vectorization_mode="vector_entry_point", goal=30,
                              observation="fourier")

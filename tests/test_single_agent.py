@@ -29,6 +29,7 @@ ID = "dice_envs/ZombieDice-v0"
         {"observation": "compact", "auto_forced": True, "opponent": "random", "seat": 1},
         {"variant": "official", "opponent": "minh"},
         {"variant": "official", "num_players": 3, "opponent": "random"},
+        {"variant": "official", "observation": "fourier", "opponent": "random", "auto_forced": True},
     ],
 )
 def test_check_env(kwargs):
@@ -95,6 +96,39 @@ def test_compact_observation_matches_the_vectorised_one():
         if term or trunc:
             obs, info = env.reset()
     assert compact_observation(np.arange(3), 1, 2, 3, 1).shape == (3, COMPACT_SIZE)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_fourier_observation_is_the_scaled_one_with_its_waves(num_players):
+    """observation="fourier": the scaled vector, then sin and cos of pi f x / goal for the scores,
+    the turn's brains and the own score plus them; the single and the batched env agree."""
+    from dice_envs.encodings import FOURIER_FREQUENCIES
+
+    kwargs = dict(variant="official", num_players=num_players, opponent="random", seat=0)
+    env = ZombieDiceEnv(observation="fourier", **kwargs)
+    scaled_env = ZombieDiceEnv(observation="scaled", **kwargs)
+    obs, _ = env.reset(seed=5)
+    scaled, _ = scaled_env.reset(seed=5)
+    n, rng = num_players, np.random.default_rng(1)
+    for _ in range(200):
+        game = env.game_state.game
+        raw = env.game_state.observation(0)
+        signals = [raw[k] / game.goal for k in range(n)] + [raw[4 * n] / game.goal, (raw[0] + raw[4 * n]) / game.goal]
+        waves = [f(np.pi * freq * x) for f in (np.sin, np.cos) for freq in FOURIER_FREQUENCIES for x in signals]
+        np.testing.assert_allclose(obs, np.concatenate([scaled, waves]), atol=1e-5)
+        assert env.observation_space.contains(obs) and obs.shape == (4 * n + 16 + 10 * (n + 2),)
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, _, done, _, _ = env.step(action)
+        scaled, *_ = scaled_env.step(action)
+        if done:
+            seed = int(rng.integers(1000))
+            obs, _ = env.reset(seed=seed)
+            scaled, _ = scaled_env.reset(seed=seed)
+    vec = gymnasium.make_vec(ID, num_envs=8, vectorization_mode="vector_entry_point", observation="fourier", **kwargs)
+    batch_obs, _ = vec.reset(seed=0)
+    raw = vec.unwrapped.batch.observe(np.zeros(8, int))
+    np.testing.assert_array_equal(batch_obs, env.game_state.game.fourier_observation(raw))
+    assert vec.single_observation_space == env.observation_space
 
 
 def test_illegal_action():

@@ -135,10 +135,11 @@ def test_train_pig_smoke_resume_and_evaluate(tmp_path, capsys):
 OFFICIAL = ["--variant", "official", "--goal", "2", "--score-cap", "4"]  # a 4-point grid: exact scores in 0.1 s
 
 
-def test_train_official_dice(tmp_path, capsys):
-    """--variant official: MaskablePPO on the full game (scaled observation, a pool of networks),
-    scored exactly; the score is the saved network's greedy policy fed the solver's states as
-    the env would give them (scaled the same way), and model.json says how to rebuild it."""
+@pytest.mark.parametrize("observation", ["scaled", "fourier"])
+def test_train_official_dice(tmp_path, capsys, observation):
+    """--variant official: MaskablePPO on the full game (scaled or Fourier observation, a pool of
+    networks), scored exactly; the score is the saved network's greedy policy fed the solver's
+    states as the env would give them (encoded the same way), and model.json says how to rebuild it."""
     from sb3_contrib import MaskablePPO
 
     from dice_envs.agents import zombie_dice_solver as zds
@@ -149,7 +150,8 @@ def test_train_official_dice(tmp_path, capsys):
     import experiments.jeopardy_training as jt
 
     run_dir = tmp_path / "official"
-    code, report = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "128", *OFFICIAL)
+    code, report = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "128", *OFFICIAL,
+                       "--observation", observation)
     assert code == 0 and report["game"] == "zombie_dice" and [h["steps"] for h in report["history"]] == [0, 128, 256]
     assert -1 < report["difference"] <= 1e-12
     assert report["references"] == pytest.approx(zds.human_differences(2, 4), abs=1e-15)
@@ -157,7 +159,7 @@ def test_train_official_dice(tmp_path, capsys):
     assert report["reached"] == {name: report["difference"] >= gap for name, gap in report["references"].items()}
     game = ZombieDiceGame(2, "official", 2)
     info = json.loads((run_dir / "model.json").read_text())
-    assert info == {"game": "zombie_dice", "variant": "official", "observation": "scaled",
+    assert info == {"game": "zombie_dice", "variant": "official", "observation": observation,
                     "observation_scale": game.observation_scale().tolist(), "goal": 2, "score_cap": 4,
                     "net_arch": {"pi": [64, 64], "vf": [128, 128]}, "activation": "relu", "steps": 256,
                     "difference": report["difference"]}
@@ -165,12 +167,15 @@ def test_train_official_dice(tmp_path, capsys):
     model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
     frozen = jt.FrozenActor(model.policy)
     spec = script.OfficialSpec()
-    args = jt.parse_args(script.Args, "", ["--steps", "1", *OFFICIAL], script.spec_for)[0]
-    # The env's scaled observation is the spec's scaling of the AEC vector ...
-    env = ZombieDiceVectorEnv(64, opponent="random", variant="official", goal=2, observation="scaled")
+    args = jt.parse_args(script.Args, "", ["--steps", "1", *OFFICIAL, "--observation", observation],
+                         script.spec_for)[0]
+    # The env's observation is the spec's encoding of the AEC vector ...
+    env = ZombieDiceVectorEnv(64, opponent="random", variant="official", goal=2, observation=observation)
     obs, _ = env.reset(seed=0)
     raw = env.batch.observe(env.seat)
-    assert np.array_equal(obs, spec.observe(raw, args)) and np.array_equal(obs, game.scaled_observation(raw))
+    assert np.array_equal(obs, spec.observe(raw, args))
+    assert np.array_equal(obs, game.encoded_observation(raw, observation))
+    assert obs.shape[1] == {"scaled": 24, "fourier": 64}[observation]
     # ... the frozen network gives SB3's logits ...
     import torch
 
@@ -187,7 +192,7 @@ def test_train_official_dice(tmp_path, capsys):
     plain = zds.exact_score(greedy, 2, 4)
     assert plain["difference"] == pytest.approx(report["difference"], abs=1e-12)
 
-    # `dice-envs evaluate zombie-dice` re-scores the saved model (scale and score cap from model.json).
+    # `dice-envs evaluate zombie-dice` re-scores the saved model (encoding and score cap from model.json).
     assert cli_main(["evaluate", "zombie-dice", str(run_dir / "model.zip"), "--json"]) == 0
     rescored = json.loads(capsys.readouterr().out)
     assert rescored["details"]["difference"] == pytest.approx(report["difference"], abs=1e-12)

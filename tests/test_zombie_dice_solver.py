@@ -314,34 +314,36 @@ def test_exact_evaluation(tiny):
         zds.head_to_head(zds.RollUntilShotguns(2), optimal, goal, cap).as_dict(), abs=1e-13)
 
 
-@pytest.mark.parametrize("activation", ["relu", "tanh"])
-def test_network_policy_is_the_observation_policy(activation):
+@pytest.mark.parametrize("activation, observation", [("relu", "scaled"), ("tanh", "full"), ("relu", "fourier")])
+def test_network_policy_is_the_observation_policy(activation, observation):
     """NetworkPolicy (first layer split by dice state and position) decides as ObservationPolicy
-    running the same network on the (scaled) observation vectors."""
+    running the same network on the encoded observation vectors."""
     chain = zds.dice_chain()
     rng = np.random.default_rng(3)
-    sizes = [24, 16, 8, 2]
+    game = ZombieDiceGame(2, "official", 5)
+    sizes = [len(game.encoded_bounds(observation)[0]), 16, 8, 2]
     weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
     biases = [rng.normal(size=b).astype(np.float32) for b in sizes[1:]]
-    scale = ZombieDiceGame(2, "official", 5).observation_scale()
 
     def fn(obs):
-        h = obs / scale
+        h = game.encoded_observation(obs, observation)
         for k, (w, v) in enumerate(zip(weights, biases)):
             h = h @ w + v
             if k < len(weights) - 1:
                 h = np.maximum(h, 0) if activation == "relu" else np.tanh(h)
         return h[:, ROLL] > h[:, HOLD]
 
-    network = zds.NetworkPolicy(weights, biases, activation, scale, goal=5)
+    network = zds.NetworkPolicy(weights, biases, activation, observation, goal=5)
     plain = zds.ObservationPolicy(fn, goal=5)
     i, j = np.array([0, 3, 5, 7, 2]), np.array([0, 6, 5, 1, 4])
     for seat in (0, 1):
         for b in (0, 2, 5):
             ours, theirs = network.decide(chain, seat, i, j, b), plain.decide(chain, seat, i, j, b)
             assert (ours != theirs).mean() < 1e-4 and 0 < ours.mean() < 1  # float32 rounding at exact ties only
-    with pytest.raises(ValueError, match="24 features"):
-        zds.NetworkPolicy(weights[1:], biases[1:])
+    with pytest.raises(ValueError, match=f"{sizes[0]} features"):
+        zds.NetworkPolicy(weights[1:], biases[1:], activation, observation)
+    with pytest.raises(ValueError, match="encoding"):
+        zds.NetworkPolicy(weights, biases, activation, "compact")
 
 
 def test_exact_score_of_a_policy_over_observations(tiny):
