@@ -927,7 +927,7 @@ class NetworkPolicy(TurnPolicy):
         by_position = observations(chain, seat, i, j, b, self.goal, rows[:1])[0]
         P = self._first_layer(by_position, dice=False) + self.biases[0]  # (N, H)
         q = np.zeros((chain.size, len(i)))
-        step = max(1, (1 << 18) // max(1, len(i)))
+        step = max(1, (1 << 14) // max(1, len(i)))  # blocks of about 16 k rows: their hidden layers stay in cache
         for lo in range(0, len(rows), step):
             part = rows[lo : lo + step]
             h = (self._dice_part[part][:, None, :] + P[None, :, :]).reshape(len(part) * len(i), -1)

@@ -146,7 +146,6 @@ def _dice(painter, kind, owner):
 def test_liars_dice_shows_the_movers_dice_hides_the_others_and_climbs_the_ladder():
     env = liars_dice_v0.raw_env(render_mode="rgb_array", num_players=3, dice_per_player=2, wild="aces")
     env.reset(seed=2)
-    rng = np.random.default_rng(0)
     for turn in range(4):
         env.render()
         state = env.game_state

@@ -150,8 +150,9 @@ def test_train_official_dice(tmp_path, capsys, observation):
     import experiments.jeopardy_training as jt
 
     run_dir = tmp_path / "official"
+    chosen = [] if observation == "fourier" else ["--observation", observation]  # fourier: the default
     code, report = run(script, capsys, "--run-dir", str(run_dir), "--steps", "256", "--eval-every", "128", *OFFICIAL,
-                       "--observation", observation)
+                       *chosen)
     assert code == 0 and report["game"] == "zombie_dice" and [h["steps"] for h in report["history"]] == [0, 128, 256]
     assert -1 < report["difference"] <= 1e-12
     assert report["references"] == pytest.approx(zds.human_differences(2, 4), abs=1e-15)
