@@ -132,7 +132,8 @@ def _zombie_dice(spec, goal: Optional[int] = None, score_cap: Optional[int] = No
                  stop_when_won: Optional[bool] = None) -> dict:
     from . import zombie_dice_solver as zds
 
-    from dice_envs.zombie_dice import ENCODINGS, ZombieDiceGame
+    from dice_envs.encodings import ENCODINGS
+    from dice_envs.zombie_dice import ZombieDiceGame
 
     goal = _goal(spec, goal, 13)
     if score_cap is None and isinstance(spec, Agent):

@@ -31,7 +31,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, d
-from .encodings import fourier_bounds, fourier_features
+from .encodings import ENCODINGS, EncodedObservations, fourier_features
 from .validation import check_int
 
 HOLD, ROLL = 0, 1
@@ -39,7 +39,7 @@ ACTION_NAMES = ("hold", "roll")
 BUST_FACE = 1
 DEFAULT_GOAL = 100
 #: The encodings of the observation vector that ``dice_envs/Pig-v0`` offers (:meth:`PigGame.encoded_observation`).
-OBSERVATIONS = ("full", "scaled", "fourier")
+OBSERVATIONS = ENCODINGS
 
 
 def check_pig_die(die) -> Die:
@@ -64,7 +64,7 @@ def _roll_sampler(die: Die) -> Sampler:
     return Sampler(die.distribution())
 
 
-class PigGame(Game):
+class PigGame(EncodedObservations, Game):
     """Configuration of a two-player Pig game.
 
     Args:
@@ -76,6 +76,7 @@ class PigGame(Game):
     """
 
     name = "pig"
+    fourier_signals = 4  # own score, the opponent's, the turn total, own score plus turn total
     num_players = 2
     num_actions = 2
     action_names = ACTION_NAMES
@@ -103,11 +104,6 @@ class PigGame(Game):
         scaled[..., :3] /= self.goal
         return scaled
 
-    def scaled_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` of :meth:`scaled_observation`."""
-        low, high = self.observation_bounds()
-        return self.scaled_observation(low), self.scaled_observation(high)
-
     def fourier_observation(self, observation: np.ndarray) -> np.ndarray:
         """:meth:`scaled_observation` followed by the sines and cosines of ``pi f x / goal`` for
         ``f`` in :data:`dice_envs.encodings.FOURIER_FREQUENCIES` and ``x`` each of the own score ``i``, the
@@ -120,23 +116,6 @@ class PigGame(Game):
         signals = np.stack([scaled[..., 0], scaled[..., 1], scaled[..., 2], scaled[..., 0] + scaled[..., 2]], -1)
         return np.concatenate([scaled, fourier_features(signals)], axis=-1)
 
-    def fourier_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` of :meth:`fourier_observation`."""
-        low, high = self.scaled_bounds()
-        wave_low, wave_high = fourier_bounds(4)
-        return np.concatenate([low, wave_low]), np.concatenate([high, wave_high])
-
-    def encoded_observation(self, observation: np.ndarray, kind: str) -> np.ndarray:
-        """``observation`` (one vector or a batch) in the encoding ``kind`` of :data:`OBSERVATIONS`:
-        as it is (``"full"``), :meth:`scaled_observation` or :meth:`fourier_observation`."""
-        if kind == "full":
-            return np.asarray(observation, np.float32)
-        if kind == "scaled":
-            return self.scaled_observation(observation)
-        if kind == "fourier":
-            return self.fourier_observation(observation)
-        raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {kind!r}")
-
     def position_observation(self, i, j, k, kind: str = "full") -> np.ndarray:
         """``(N, d)`` observations of the player to move at the positions ``(i, j, k)`` (own
         score, opponent's score, turn total; arrays, broadcast together and flattened), in the
@@ -145,13 +124,6 @@ class PigGame(Game):
         i, j, k = np.broadcast_arrays(*(np.asarray(x) for x in (i, j, k)))
         raw = np.stack([i, j, k, np.ones_like(i)], axis=-1).reshape(-1, 4).astype(np.float32)
         return self.encoded_observation(raw, kind)
-
-    def encoded_bounds(self, kind: str) -> Tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` of :meth:`encoded_observation` in the encoding ``kind``."""
-        if kind == "fourier":
-            return self.fourier_bounds()
-        low, high = self.observation_bounds()
-        return self.encoded_observation(low, kind), self.encoded_observation(high, kind)
 
     def new_initial_state(self) -> "PigState":
         return PigState(self, (0, 0), 0, 0, False, None)

@@ -37,7 +37,7 @@ import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import Die, Sampler, combine, draw_counts, roll_counts
-from .encodings import fourier_bounds, fourier_features
+from .encodings import EncodedObservations, fourier_features
 from .validation import check_bool, check_choice, check_int
 
 BRAIN, SHOTGUN, FOOTPRINTS = "brain", "shotgun", "footprints"
@@ -56,14 +56,11 @@ _ROLL_CACHE: dict = {}
 
 HOLD, ROLL = 0, 1
 ACTION_NAMES = ("hold", "roll")
-#: The encodings of the observation vector (:meth:`ZombieDiceGame.encoded_observation`); the
-#: environments add ``"compact"`` for two-player All Yellow.
-ENCODINGS = ("full", "scaled", "fourier")
 DICE_PER_ROLL = 3
 SHOTGUNS_TO_BUST = 3
 
 
-class ZombieDiceGame(Game):
+class ZombieDiceGame(EncodedObservations, Game):
     """Configuration of a Zombie Dice game.
 
     Args:
@@ -90,6 +87,7 @@ class ZombieDiceGame(Game):
         self.stop_when_won = check_bool("stop_when_won", stop_when_won)
         self.dice: Tuple[Die, ...] = tuple(die for die, _ in VARIANTS[variant])
         self.full_cup: Tuple[int, ...] = tuple(n for _, n in VARIANTS[variant])
+        self.fourier_signals = self.num_players + 2  # the scores, the turn's brains, own score plus them
         self.num_colors = len(self.dice)
         # (cup, feet) -> (exact outcomes, Sampler); shared by all games of a variant.
         self._rolls: dict = _ROLL_CACHE.setdefault(variant, {})
@@ -136,11 +134,6 @@ class ZombieDiceGame(Game):
         scale a network learns from), nothing lost."""
         return np.asarray(observation, np.float32) / self.observation_scale()
 
-    def scaled_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` of :meth:`scaled_observation`."""
-        low, high = self.observation_bounds()
-        return self.scaled_observation(low), self.scaled_observation(high)
-
     def fourier_observation(self, observation: np.ndarray) -> np.ndarray:
         """:meth:`scaled_observation` followed by the sines and cosines of ``pi f x / goal``
         (:func:`dice_envs.encodings.fourier_features`) for ``x`` each of the scores (the
@@ -157,25 +150,6 @@ class ZombieDiceGame(Game):
         signals = np.concatenate([scaled[..., :n], brains, scaled[..., :1] + brains], axis=-1)
         return np.concatenate([scaled, fourier_features(signals)], axis=-1)
 
-    def encoded_observation(self, observation: np.ndarray, kind: str) -> np.ndarray:
-        """``observation`` (one vector or a batch) in the encoding ``kind`` of :data:`ENCODINGS`:
-        as it is (``"full"``), :meth:`scaled_observation` or :meth:`fourier_observation`."""
-        if kind == "full":
-            return np.asarray(observation, np.float32)
-        if kind == "scaled":
-            return self.scaled_observation(observation)
-        if kind == "fourier":
-            return self.fourier_observation(observation)
-        raise ValueError(f"observation encoding must be one of {list(ENCODINGS)}, got {kind!r}")
-
-    def encoded_bounds(self, kind: str) -> Tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` of :meth:`encoded_observation` in the encoding ``kind``."""
-        low, high = self.observation_bounds()
-        if kind != "fourier":
-            return self.encoded_observation(low, kind), self.encoded_observation(high, kind)
-        wave_low, wave_high = fourier_bounds(self.num_players + 2)
-        return (np.concatenate([self.scaled_observation(low), wave_low]),
-                np.concatenate([self.scaled_observation(high), wave_high]))
 
     def new_initial_state(self) -> "ZombieDiceState":
         n = self.num_players

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.training_common import fit_classifier  # noqa: E402
+from experiments.training_common import fit_classifier, hidden_widths  # noqa: E402
 
 
 def features(i, j, k, goal: int, kind: str) -> np.ndarray:
@@ -69,18 +69,14 @@ def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096,
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--goal", type=int, default=100)
-    parser.add_argument("--hidden", default="64,64", help="hidden layer widths, comma-separated")
+    parser.add_argument("--hidden", type=hidden_widths, default="64,64", help="hidden layer widths, comma-separated")
     parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)
-    try:
-        hidden = [int(h) for h in args.hidden.split(",")]
-    except ValueError:
-        parser.error(f"--hidden must be comma-separated widths, got {args.hidden!r}")
-    if not all(h > 0 for h in hidden) or args.epochs < 1 or args.goal < 2:
-        parser.error("--hidden widths and --epochs must be positive, --goal at least 2")
+    if args.epochs < 1 or args.goal < 2:
+        parser.error("--epochs must be positive, --goal at least 2")
     import torch
 
     from dice_envs.agents.pig_learned import exact_score
@@ -89,9 +85,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     from dice_envs.agents.pig_solver import table_policy
 
-    table, accuracy = fit(args.goal, hidden, args.features, args.epochs, args.seed)
+    table, accuracy = fit(args.goal, args.hidden, args.features, args.epochs, args.seed)
     score = exact_score(table_policy(table, "fitted"), args.goal)
-    print(json.dumps({"goal": args.goal, "hidden": hidden, "features": args.features, "epochs": args.epochs,
+    print(json.dumps({"goal": args.goal, "hidden": args.hidden, "features": args.features, "epochs": args.epochs,
                       "seed": args.seed, "accuracy": accuracy, "difference": score["difference"],
                       "seconds": round(time.perf_counter() - t0, 1)}))
     return 0

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.training_common import fit_classifier  # noqa: E402
+from experiments.training_common import fit_classifier, hidden_widths  # noqa: E402
 
 
 def optimal_decisions(solution, num_envs: int, steps: int, seed: int):
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled",
                         help="the env's observation encoding the network sees")
-    parser.add_argument("--hidden", default="64,64", help="hidden layer widths, comma-separated")
+    parser.add_argument("--hidden", type=hidden_widths, default="64,64", help="hidden layer widths, comma-separated")
     parser.add_argument("--epochs", type=int, default=20, help="passes over the recorded decisions")
     parser.add_argument("--games", type=int, default=4096, help="games played at once")
     parser.add_argument("--steps", type=int, default=400, help="steps of the batch (decisions = games x steps)")
@@ -90,12 +90,8 @@ def main(argv=None) -> int:
     parser.add_argument("--goal", type=int, default=13, help="brains to win (tests use tiny goals)")
     parser.add_argument("--score-cap", type=int, default=0, help="the solver's score cap (0: its default, goal + 39)")
     args = parser.parse_args(argv)
-    try:
-        hidden = [int(h) for h in args.hidden.split(",")]
-    except ValueError:
-        parser.error(f"--hidden must be comma-separated widths, got {args.hidden!r}")
-    if not all(h > 0 for h in hidden) or min(args.epochs, args.games, args.steps, args.goal) < 1:
-        parser.error("--hidden widths, --epochs, --games, --steps and --goal must be positive")
+    if min(args.epochs, args.games, args.steps, args.goal) < 1:
+        parser.error("--epochs, --games, --steps and --goal must be positive")
     if args.score_cap and args.score_cap < 2 * args.goal:
         parser.error(f"--score-cap must be 0 (the default) or at least 2 x --goal, got {args.score_cap}")
     import torch
@@ -108,12 +104,12 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     observations, rolls = optimal_decisions(zds.solved(goal, cap), args.games, args.steps, args.seed)
     x = ZombieDiceGame(2, "official", goal).encoded_observation(observations, args.features)
-    net = fit_classifier(x, rolls, hidden, args.epochs, args.seed)
+    net = fit_classifier(x, rolls, args.hidden, args.epochs, args.seed)
     with torch.no_grad():
         accuracy = float(((net(torch.as_tensor(x)).squeeze(1) > 0).numpy() == rolls).mean())
     fitted = time.perf_counter() - t0
     score = zds.exact_score(network_policy(net, args.features, goal), goal, cap, references=False)
-    print(json.dumps({"features": args.features, "hidden": hidden, "epochs": args.epochs, "seed": args.seed,
+    print(json.dumps({"features": args.features, "hidden": args.hidden, "epochs": args.epochs, "seed": args.seed,
                       "decisions": len(rolls), "roll_share": float(rolls.mean()), "accuracy": accuracy,
                       "difference": score["difference"], "seconds_to_fit": round(fitted, 1),
                       "seconds": round(time.perf_counter() - t0, 1)}))

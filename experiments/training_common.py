@@ -118,6 +118,18 @@ def layer_sizes(name: str, text: str) -> str:
     return ",".join(str(int(p)) for p in parts)
 
 
+def hidden_widths(text: str) -> list:
+    """``--hidden`` of the capacity diagnoses as argparse reads it: one or more positive layer
+    widths separated by commas (``"64,64"`` -> ``[64, 64]``), else an error naming the text."""
+    try:
+        widths = [int(h) for h in text.split(",")]
+    except ValueError:
+        widths = []
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"must be positive layer widths separated by commas, got {text!r}")
+    return widths
+
+
 def fit_classifier(x: np.ndarray, target: np.ndarray, hidden, epochs: int, seed: int, batch: int = 4096,
                    learning_rate: float = 3e-3):
     """A ReLU MLP (``hidden`` widths, one logit) fitted to the yes/no ``target`` of the rows

@@ -74,3 +74,5 @@ def test_bad_options_are_refused():
         capacity.main(["--score-cap", "3", "--goal", "2"])
     with pytest.raises(SystemExit):
         capacity.main(["--epochs", "0"])
+    with pytest.raises(SystemExit):
+        capacity.main(["--hidden", "64,0"])
