@@ -33,6 +33,22 @@ outputs.  Then three networks are fitted, each an MLP of
   steps of weighted cross-entropy fit the network.  This network is the learner's output: it is
   what is scored and saved.
 
+Two settings use what the rules make public, that dice are dealt independently and a player's
+actions depend only on its own dice and the bids, to take the hidden dice out of the samples'
+noise.  Both follow, game by game, the *posterior* of the non-traverser's rolls: each roll's chance
+times the probability that ``sigma_t`` with that roll made the bids it made (Bayes' rule; the
+regret network is run once per roll at that player's decisions):
+
+* ``other_dice="posterior"``: a traverser decision's regrets are averaged over the other player's
+  possible rolls, each weighted by its posterior, instead of taken at its dealt roll.  The
+  expectation is the same, since the games reach a history in proportion to that same
+  posterior, but the hidden roll no longer adds noise to the targets;
+* ``own_dice="all"``: the traverser samples its actions uniformly, whatever its dice, so the same
+  bids were as likely with any roll it might hold.  Each traverser decision adds one regret row
+  per such roll (weighted by its chance), and each decision of the other player one
+  average-policy row per roll it might hold (``sigma_t`` with that roll, weighted by its
+  posterior, which is how often CFR's average counts it).
+
 Regret matching (:func:`regret_matching`) plays the positive part of the predicted regrets over the
 legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
 rule).
@@ -48,12 +64,20 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from dice_envs.dice import roll_counts
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.resources import check_resources
 
 from .liars_dice_learned import build_network
 
-__all__ = ["Escher", "EscherSettings", "Reservoir", "expected_sarsa_targets", "regret_matching"]
+__all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "expected_sarsa_targets",
+           "regret_matching"]
+
+
+#: where the regret targets take the other player's hidden dice: as dealt, or averaged over every roll
+OTHER_DICE = ("sampled", "posterior")
+#: which of the traverser's rolls get a regret row at each of its decisions: the dealt one, or all
+OWN_DICE = ("dealt", "all")
 
 
 @dataclass(frozen=True)
@@ -69,6 +93,14 @@ class EscherSettings:
     regret_learning_rate: float = 1e-3
     average_learning_rate: float = 1e-3
     buffer: int = 2_000_000  # rows each reservoir keeps
+    other_dice: str = "sampled"  # regret targets at the other player's dealt dice, or "posterior" (see Escher)
+    own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
+
+    def __post_init__(self):
+        if self.other_dice not in OTHER_DICE:
+            raise ValueError(f"other_dice must be one of {list(OTHER_DICE)}, got {self.other_dice!r}")
+        if self.own_dice not in OWN_DICE:
+            raise ValueError(f"own_dice must be one of {list(OWN_DICE)}, got {self.own_dice!r}")
 
 
 def regret_matching(regrets, mask):
@@ -105,10 +137,12 @@ class Reservoir:
     def __len__(self) -> int:
         return min(self.seen, self.capacity)
 
-    def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, weight: float,
+    def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, weight,
             rng: np.random.Generator) -> None:
-        """Add rows (each kept with probability ``capacity / rows seen so far``)."""
+        """Add rows (each kept with probability ``capacity / rows seen so far``); ``weight`` one
+        number for all of them or one per row."""
         n = len(obs)
+        weight = np.broadcast_to(np.asarray(weight, np.float32), (n,))
         number = self.seen + np.arange(n)  # each new row's number among all rows seen
         slot = np.where(number < self.capacity, number, -1)
         late = number >= self.capacity
@@ -121,7 +155,7 @@ class Reservoir:
         self.obs[slot] = obs[rows]
         self.mask[slot] = mask[rows]
         self.target[slot] = target[rows]
-        self.weight[slot] = weight
+        self.weight[slot] = weight[rows]
         self.seen += n
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple:
@@ -164,7 +198,12 @@ class _Decisions:
         self.obs: List[np.ndarray] = []
         self.other: List[np.ndarray] = []  # the other player's dice (counts per face)
         self.mask: List[np.ndarray] = []
+        self.seat: List[np.ndarray] = []  # the mover
         self.sigma: List[np.ndarray] = []  # the current policy at the decision
+        # (other_dice="posterior" or own_dice="all") the posterior of the non-traverser's rolls given the
+        # bids so far, and at its own decisions sigma_t had it held each roll
+        self.posterior: List[np.ndarray] = []
+        self.sigma_by_roll: List[np.ndarray] = []
         self.action: List[np.ndarray] = []
         self.traverser: List[np.ndarray] = []  # the mover is the game's traverser
         self.payoff: List[np.ndarray] = []  # the mover's payoff from this step (0 unless it ended the game)
@@ -209,6 +248,16 @@ class Escher:
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
             "average": torch.optim.Adam(self.average_net.parameters(), lr=settings.average_learning_rate)}
         obs_dim, A = game.observation_shape[0], game.num_actions
+        # every player's possible rolls, as counts per face, and their log-probabilities (padded with
+        # impossible rolls to the longest list, so that both seats' lists stack)
+        rolls = [roll_counts(game.die, n) for n in game.dice]
+        longest = max(map(len, rolls))
+        self.rolls = np.zeros((2, longest, game.faces), np.float32)
+        self.roll_log_prob = np.full((2, longest), -np.inf)
+        for player, outcomes in enumerate(rolls):
+            for k, (counts, probability) in enumerate(outcomes):
+                self.rolls[player, k] = counts
+                self.roll_log_prob[player, k] = np.log(float(probability))
         self.regrets = Reservoir(settings.buffer, obs_dim, A, "the regret reservoir")
         self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir")
         self.iterations = 0
@@ -252,6 +301,9 @@ class Escher:
         g = self.game
         batch.reset(rng)
         traverser = np.arange(batch.num_envs) % 2
+        rolls = self.settings.other_dice == "posterior" or self.settings.own_dice == "all"
+        # the log of each roll's chance times the non-traverser's reach with it, game by game
+        log_reach = self.roll_log_prob[1 - traverser].copy()
         out = _Decisions()
         faces = slice(g.num_players, g.num_players + g.faces)
         while True:
@@ -267,11 +319,36 @@ class Escher:
             behaviour = np.where(traversing[:, None], uniform, sigma)
             action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
             other = batch.observe(1 - mover, games)[:, faces]
+            if rolls:
+                out.posterior.append(_normalised(log_reach[games]))
+                playing = np.flatnonzero(~traversing)  # the other player's decisions: its reach with each roll
+                by_roll = self._policy_by_roll(obs[playing], mask[playing], mover[playing])
+                with np.errstate(divide="ignore"):
+                    log_reach[games[playing]] += np.log(by_roll[np.arange(len(playing)), :, action[playing]])
+                out.sigma_by_roll.append(by_roll.astype(np.float32))
             rewards, ended = batch.step(action, rng, where=games)
             for name, value in (("games", games), ("obs", obs), ("other", other), ("mask", mask),
-                                ("sigma", sigma), ("action", action), ("traverser", traversing),
+                                ("seat", mover), ("sigma", sigma), ("action", action), ("traverser", traversing),
                                 ("payoff", rewards[np.arange(len(games)), mover]), ("ended", ended)):
                 getattr(out, name).append(value)
+
+    def _with_rolls(self, obs: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """``obs`` (``(n, D)``) once per possible roll of its ``seat``'s player: ``(n, K, D)``."""
+        g = self.game
+        out = np.repeat(obs[:, None, :], self.rolls.shape[1], axis=1)
+        out[:, :, g.num_players:g.num_players + g.faces] = self.rolls[seat]
+        return out
+
+    def _policy_by_roll(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """``sigma_t`` at these decisions had the mover held each of its possible rolls: ``(n, K, A)``
+        (zeros past the mover's own rolls, where the players hold different numbers of dice)."""
+        n, K = len(obs), self.rolls.shape[1]
+        out = np.zeros((n, K, self.game.num_actions))
+        possible = np.isfinite(self.roll_log_prob[seat])
+        if n:
+            out[possible] = self.current_policy(self._with_rolls(obs, seat)[possible],
+                                                np.repeat(mask[:, None, :], K, axis=1)[possible])
+        return out
 
     def _values(self, obs, other):
         import torch
@@ -305,11 +382,49 @@ class Escher:
         trav = np.concatenate(d.traverser)
         obs, other = np.concatenate(d.obs), np.concatenate(d.other)
         mask, sigma = np.concatenate(d.mask), np.concatenate(d.sigma)
-        q = self._values(obs[trav], other[trav])
-        m, s = mask[trav], sigma[trav]
-        regret = (q - (q * s * m).sum(1, keepdims=True)) * m
-        self.regrets.add(obs[trav].astype(np.uint8), m, regret.astype(np.float32), t, rng)
-        self.policies.add(obs[~trav].astype(np.uint8), mask[~trav], sigma[~trav].astype(np.float32), t, rng)
+        seat = np.concatenate(d.seat)
+        if self.settings.own_dice == "all":  # the decision had the player held each roll, by its posterior
+            posterior = np.concatenate(d.posterior)[~trav].reshape(-1)
+            K, keep = self.rolls.shape[1], posterior > 0
+            rows = self._with_rolls(obs[~trav], seat[~trav]).reshape(len(posterior), -1)[keep]
+            by_roll = np.concatenate(d.sigma_by_roll).reshape(len(posterior), -1)[keep]
+            self.policies.add(rows.astype(np.uint8), np.repeat(mask[~trav], K, axis=0)[keep], by_roll,
+                              t * posterior[keep], rng)
+        else:
+            self.policies.add(obs[~trav].astype(np.uint8), mask[~trav], sigma[~trav].astype(np.float32), t, rng)
+        obs, other, mask, sigma, seat = obs[trav], other[trav], mask[trav], sigma[trav], seat[trav]
+        weight = np.ones(len(obs))
+        if self.settings.own_dice == "all":  # the same decision had the traverser held each roll
+            n, K = len(obs), self.rolls.shape[1]
+            weight = np.exp(self.roll_log_prob[seat]).reshape(-1) * K
+            sigma = self._policy_by_roll(obs, mask, seat).reshape(n * K, -1)
+            obs = self._with_rolls(obs, seat).reshape(n * K, -1)
+            other, mask, seat = (np.repeat(x, K, axis=0) for x in (other, mask, seat))
+            keep = weight > 0
+            obs, other, mask, sigma, seat, weight = (x[keep] for x in (obs, other, mask, sigma, seat, weight))
+        if self.settings.other_dice == "posterior":
+            posterior = np.concatenate(d.posterior)[trav]
+            if self.settings.own_dice == "all":
+                posterior = np.repeat(posterior, self.rolls.shape[1], axis=0)[keep]
+            regret = self._posterior_regrets(obs, mask, sigma, seat, posterior)
+        else:
+            q = self._values(obs, other)
+            regret = (q - (q * sigma * mask).sum(1, keepdims=True)) * mask
+        self.regrets.add(obs.astype(np.uint8), mask, regret.astype(np.float32), t * weight, rng)
+
+    def _posterior_regrets(self, obs, mask, sigma, seat, posterior) -> np.ndarray:
+        """The regrets at these traverser decisions averaged over the other player's possible rolls,
+        each weighted by its ``posterior`` (``(n, K)``): ``(n, A)``."""
+        n, K = posterior.shape
+        regret = np.zeros(mask.shape)
+        for k in range(K):
+            held = posterior[:, k] > 0
+            if not held.any():
+                continue
+            q = self._values(obs[held], self.rolls[1 - seat[held], k])
+            r = (q - (q * sigma[held] * mask[held]).sum(1, keepdims=True)) * mask[held]
+            regret[held] += posterior[held, k, None] * r
+        return regret
 
     def _fit(self, net, opt, reservoir: Reservoir, steps: int, rng: np.random.Generator, loss_of) -> float:
         import torch
@@ -366,6 +481,12 @@ def expected_sarsa_targets(games: List[np.ndarray], payoff: List[np.ndarray], en
             y[going] = -state_value[k + 1][at]
         targets.append(y)
     return np.concatenate(targets) if targets else np.zeros(0, np.float32)
+
+
+def _normalised(log_weights: np.ndarray) -> np.ndarray:
+    """Each row of ``exp(log_weights)`` divided by its sum (rows of ``-inf`` and finite numbers)."""
+    w = np.exp(log_weights - log_weights.max(1, keepdims=True))
+    return w / w.sum(1, keepdims=True)
 
 
 def _squared_error(output, mask, target):

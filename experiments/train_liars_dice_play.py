@@ -89,7 +89,10 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   ``--average-learning-rate``) to the policies played at the other player's, both from reservoir
   samples of all iterations' rows (``--average-buffer`` rows each) weighted linearly in the
   iteration.  The average network is scored and saved; regret matching's exploitability is logged
-  as ``current_exploitability`` (where the tree fits in memory).  Measured on one die each with
+  as ``current_exploitability`` (where the tree fits in memory).  ``--other-dice posterior``
+  averages each regret target over the other player's possible dice, weighted by their posterior
+  given its bids; ``--own-dice all`` adds a row for every roll the player might hold (the class
+  docstring says why both keep CFR's weights).  Measured on one die each with
   the highest face wild (seed 0, 4 minutes, prototype of the same update): 2x128 networks with 4,096
   games, 4,096-row minibatches and 16/32/16 Adam steps reached 0.184, 2x256 ones 0.29 (a third of the
   updates); 16,384 games per update with 32/64/32 steps 0.20 in 3.2 minutes; a fixed sampling
@@ -218,7 +221,8 @@ and ``--explore-sharpness`` from 0 to 1 (``--explore`` above 0 for ``mccfr``), `
 average (average only with ``--average``), ``--average-weighting`` linear or uniform, an
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
-with ``mccfr`` or ``escher``, layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
+with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
+(both for ``escher`` only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
 finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
@@ -245,7 +249,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.agents.liars_dice_escher import Escher, EscherSettings, Reservoir  # noqa: E402
+from dice_envs.agents.liars_dice_escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir  # noqa: E402
 from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs  # noqa: E402
 from dice_envs.agents.liars_dice_streamed import fits_in_memory  # noqa: E402
 from experiments.liars_dice_training import (  # noqa: E402
@@ -336,6 +340,8 @@ class Args:
     average_weighting: str = "linear"  # average: a kept decision's chance to be drawn: linear in its age | uniform
     value_steps: int = 32  # escher: Adam steps fitting the history value network (--critic-hidden) per iteration
     regret_steps: int = 64  # escher: Adam steps fitting the regret network (--hidden) per iteration
+    other_dice: str = "sampled"  # escher: regret targets at the other player's dealt dice | posterior (all its rolls)
+    own_dice: str = "dealt"  # escher: regret rows for the traverser's dealt dice | all (each of its rolls)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -377,6 +383,12 @@ def parse_args(argv=None) -> Args:
         raise ValueError(f"--alpha-final must be at most --alpha ({args.alpha}): it is where alpha decays to, got "
                          f"{args.alpha_final}")
     check_args(args, at_least_one=("value_steps", "regret_steps"))
+    for name, choices, default in (("other_dice", OTHER_DICE, "sampled"), ("own_dice", OWN_DICE, "dealt")):
+        value = getattr(args, name)
+        if value not in choices:
+            raise ValueError(f"--{name.replace('_', '-')} must be one of {', '.join(choices)}, got {value!r}")
+        if value != default and args.method != "escher":
+            raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
     game = game_of(args)
     if args.method != "escher" and not fits_in_memory(game):
         raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "
@@ -412,10 +424,12 @@ def wild_flags(argv) -> list:
 def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
-    defaults)."""
-    if not isinstance(saved, dict) or "dice" in saved:
+    defaults); runs from before ``--other-dice`` and ``--own-dice`` took the dice as dealt."""
+    if not isinstance(saved, dict):
         return saved
-    saved = dict(saved)
+    saved = {"other_dice": "sampled", "own_dice": "dealt", **saved}
+    if "dice" in saved:
+        return saved
     if isinstance(saved.get("wild"), bool):
         saved["wild"] = "highest" if saved["wild"] else "none"
     for name in ("dice", "value_steps", "regret_steps"):
@@ -832,7 +846,7 @@ def new_modules(args: Args, game, states) -> dict:
             games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
-            buffer=args.average_buffer))}
+            buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice))}
 
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start at the uniform policy

@@ -20,7 +20,7 @@ from dice_envs.agents.liars_dice_escher import (  # noqa: E402
 )
 from dice_envs.agents.liars_dice_learned import InfoStates, LearnedLiarsDicePolicy  # noqa: E402
 from dice_envs.agents.liars_dice_solver import PublicTree, exploitability  # noqa: E402
-from dice_envs.liars_dice import LiarsDiceGame  # noqa: E402
+from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState  # noqa: E402
 from dice_envs.liars_dice_batched import LiarsDiceBatch  # noqa: E402
 
 SMALL = EscherSettings(games=256, value_steps=8, regret_steps=8, average_steps=8, minibatch=512, buffer=20_000)
@@ -161,3 +161,76 @@ def test_escher_refuses_what_it_cannot_learn():
     learner = Escher(LiarsDiceGame(faces=3), "8", "8", SMALL)
     with pytest.raises(ValueError, match="256 games"):
         learner.iterate(LiarsDiceBatch(128, faces=3), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("dice, wild", [(1, "highest"), ((1, 2), "aces")])
+def test_the_posterior_of_the_hidden_dice_is_bayes_rule_on_the_rules_core(dice, wild):
+    """``other_dice="posterior"`` weights each roll the non-traverser may hold by its chance times
+    the probability that ``sigma_t`` with that roll made its bids so far.  Recomputed here from the
+    rules core's observations, game by game."""
+    torch.manual_seed(1)
+    game = LiarsDiceGame(dice_per_player=dice, faces=3, wild=wild)
+    learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "other_dice": "posterior"}))
+    with torch.no_grad():  # a policy far from uniform, so that the bids say something about the dice
+        learner.regret_net.mlp[-1].weight.normal_(0.0, 3.0)
+    decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    rolls = [game.roll_distribution(p) for p in range(2)]
+    bids: dict = {}
+    checked = 0
+    for step, games in enumerate(decisions.games):
+        for row, g in enumerate(games):
+            if g >= 40:
+                break
+            hidden = 1 - g % 2  # the traverser of game g is player g % 2
+            history = bids.setdefault(g, [])
+            weight = []
+            for roll, chance in rolls[hidden]:
+                reach = float(chance)
+                for turn, bid in enumerate(history):
+                    state = LiarsDiceState(game, (roll, roll) if dice == 1 else
+                                           tuple(roll if p == hidden else rolls[p][0][0] for p in range(2)),
+                                           tuple(history[:turn]), False)
+                    if state.current_player == hidden:
+                        obs = state.observation(hidden)[None]
+                        mask = np.zeros((1, game.num_actions), bool)
+                        mask[0, list(state.legal_actions())] = True
+                        reach *= learner.current_policy(obs, mask)[0, bid]
+                weight.append(reach)
+            expected = np.zeros(learner.rolls.shape[1])
+            expected[:len(weight)] = np.array(weight) / sum(weight)
+            assert decisions.posterior[step][row] == pytest.approx(expected, abs=1e-6)  # float32 networks
+            checked += 1
+        for row, g in enumerate(games):
+            bids.setdefault(g, []).append(int(decisions.action[step][row]))
+    assert checked > 100
+
+
+def test_every_roll_of_a_decision_becomes_a_row_weighted_by_its_posterior():
+    """``own_dice="all"``: the regret reservoir gets one row per roll the traverser may hold (its
+    chance times the number of rolls as the weight), the average-policy reservoir one per roll the
+    other player may hold (its posterior as the weight), each with that roll in the observation."""
+    torch.manual_seed(2)
+    game = LiarsDiceGame(dice_per_player=(2, 1), faces=3, wild="aces")
+    settings_all = EscherSettings(**{**SMALL.__dict__, "own_dice": "all", "other_dice": "posterior"})
+    learner = Escher(game, "16", "16", settings_all)
+    learner.iterations = 3
+    decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    learner._add_samples(decisions, np.random.default_rng(1))
+    trav = np.concatenate(decisions.traverser)
+    n = len(learner.policies)
+    assert learner.policies.weight[:n].sum() == pytest.approx(3.0 * (~trav).sum(), rel=1e-5)
+    assert learner.regrets.weight[:len(learner.regrets)].sum() == pytest.approx(3.0 * 6 * trav.sum(), rel=1e-5)
+    faces = learner.regrets.obs[:len(learner.regrets), 2:5]
+    assert set(map(tuple, faces.tolist())) == {(2, 0, 0), (0, 2, 0), (0, 0, 2), (1, 1, 0), (1, 0, 1), (0, 1, 1),
+                                              (1, 0, 0), (0, 1, 0), (0, 0, 1)}
+    # a row's average-policy target is sigma_t at its own roll
+    rows = learner.policies.obs[:n].astype(np.float32)
+    expected = learner.current_policy(rows, learner.policies.mask[:n])
+    assert np.allclose(learner.policies.target[:n], expected, atol=1e-6)
+
+
+def test_settings_name_a_bad_choice():
+    with pytest.raises(ValueError, match="other_dice"):
+        EscherSettings(other_dice="dealt")
+    with pytest.raises(ValueError, match="own_dice"):
+        EscherSettings(own_dice="some")

@@ -210,8 +210,10 @@ RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average
 
 #: --method mccfr: its tables and the dealing generator are the whole state
 RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *TINY]
-#: --method escher, its reservoirs small enough to be full (about 400 rows added to each per update)
-RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2", *TINY]
+#: --method escher, its reservoirs small enough to be full (about 400 rows added to each per update, more with
+#: one per roll), its targets averaged over the other player's rolls
+RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2",
+                 "--other-dice", "posterior", "--own-dice", "all", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER}
 
 
@@ -320,7 +322,7 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--magnet-to", "best"), ("--magnet-to", "average"), ("--average-buffer", "1000000000000"),
     ("--alpha-final", "0.5"), ("--alpha-final", "-0.01"), ("--lr-floor", "0"), ("--lr-floor", "1.5"),
     ("--regret-discount", "-1"), ("--dice", "0"), ("--dice", "1,2,1"), ("--dice", "two"), ("--wild", "twos"),
-    ("--value-steps", "0"), ("--regret-steps", "0"),
+    ("--value-steps", "0"), ("--regret-steps", "0"), ("--other-dice", "dealt"), ("--own-dice", "some"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
@@ -331,7 +333,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
 
 @pytest.mark.parametrize("method,given", [("mccfr", ["--explore", "0"]), ("mccfr", ["--average"]),
                                           ("mccfr", ["--central-critic"]), ("escher", ["--average"]),
-                                          ("escher", ["--central-critic"])])
+                                          ("escher", ["--central-critic"]), ("mmd", ["--other-dice", "posterior"]),
+                                          ("ppo", ["--own-dice", "all"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -355,9 +358,12 @@ def test_wild_keeps_its_old_spellings(lp):
     assert lp.parse_args(["--wild", "aces", "--steps", "1"]).wild == "aces"
     assert lp.parse_args(["--wild", "--steps", "1"]).run_dir == "runs/liars_dice_play_mmd_6_wild"
     old = {"wild": True, "faces": 6}
-    assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64}
+    dealt = {"other_dice": "sampled", "own_dice": "dealt"}  # ESCHER's targets before --other-dice and --own-dice
+    assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
+                                   **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
-    assert lp.legacy_args({"wild": "aces", "dice": "2"}) == {"wild": "aces", "dice": "2"}
+    assert lp.legacy_args({"wild": "aces", "dice": "2"}) == {"wild": "aces", "dice": "2", **dealt}
+    assert lp.legacy_args({"dice": "2", "own_dice": "all"})["own_dice"] == "all"
 
 
 def test_an_old_checkpoint_resumes(lp, runs, tmp_path, capsys):
