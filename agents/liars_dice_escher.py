@@ -95,6 +95,7 @@ class EscherSettings:
     buffer: int = 2_000_000  # rows each reservoir keeps
     other_dice: str = "sampled"  # regret targets at the other player's dealt dice, or "posterior" (see Escher)
     own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
+    merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -158,13 +159,24 @@ class Reservoir:
         self.weight[slot] = weight[rows]
         self.seen += n
 
-    def sample(self, n: int, rng: np.random.Generator) -> tuple:
-        """``n`` rows drawn uniformly (with replacement), as torch tensors."""
+    def sample(self, n: int, rng: np.random.Generator, by_weight=None) -> tuple:
+        """``n`` rows drawn uniformly (with replacement), as torch tensors; or, given
+        :meth:`by_weight`, each in proportion to its weight, with weights of 1 (the same expected
+        weighted loss, without a few heavy rows making its gradient noisy)."""
         import torch
 
-        i = rng.integers(0, len(self), n)
+        if by_weight is None:
+            i = rng.integers(0, len(self), n)
+            weight = self.weight[i]
+        else:
+            i = np.minimum(np.searchsorted(by_weight, rng.random(n) * by_weight[-1], side="right"), len(self) - 1)
+            weight = np.ones(n, np.float32)
         return (torch.from_numpy(self.obs[i].astype(np.float32)), torch.from_numpy(self.mask[i]),
-                torch.from_numpy(self.target[i]), torch.from_numpy(self.weight[i]))
+                torch.from_numpy(self.target[i]), torch.from_numpy(weight))
+
+    def by_weight(self) -> np.ndarray:
+        """The rows' cumulative weights, for :meth:`sample` in proportion to them."""
+        return np.cumsum(self.weight[:len(self)], dtype=np.float64)
 
     def state_dict(self) -> dict:
         import torch
@@ -383,34 +395,48 @@ class Escher:
         obs, other = np.concatenate(d.obs), np.concatenate(d.other)
         mask, sigma = np.concatenate(d.mask), np.concatenate(d.sigma)
         seat = np.concatenate(d.seat)
-        if self.settings.own_dice == "all":  # the decision had the player held each roll, by its posterior
-            posterior = np.concatenate(d.posterior)[~trav].reshape(-1)
-            K, keep = self.rolls.shape[1], posterior > 0
-            rows = self._with_rolls(obs[~trav], seat[~trav]).reshape(len(posterior), -1)[keep]
-            by_roll = np.concatenate(d.sigma_by_roll).reshape(len(posterior), -1)[keep]
-            self.policies.add(rows.astype(np.uint8), np.repeat(mask[~trav], K, axis=0)[keep], by_roll,
-                              t * posterior[keep], rng)
+        all_rolls = self.settings.own_dice == "all"
+        K = self.rolls.shape[1]
+        # the average-policy rows: the other player's decisions, or (all) each of its rolls by its posterior
+        if all_rolls:
+            weight = np.concatenate(d.posterior)[~trav].reshape(-1)
+            rows = self._with_rolls(obs[~trav], seat[~trav]).reshape(len(weight), -1)
+            masks, targets = np.repeat(mask[~trav], K, axis=0), np.concatenate(d.sigma_by_roll).reshape(len(weight), -1)
         else:
-            self.policies.add(obs[~trav].astype(np.uint8), mask[~trav], sigma[~trav].astype(np.float32), t, rng)
+            rows, masks, targets, weight = obs[~trav], mask[~trav], sigma[~trav], np.ones(int((~trav).sum()))
+        keep = self._kept(rows, weight)
+        self.policies.add(rows[keep].astype(np.uint8), masks[keep], targets[keep].astype(np.float32),
+                          t * weight[keep], rng)
+        # the regret rows: the traverser's decisions, or (all) each of its rolls by its chance
         obs, other, mask, sigma, seat = obs[trav], other[trav], mask[trav], sigma[trav], seat[trav]
+        posterior = np.concatenate(d.posterior)[trav] if self.settings.other_dice == "posterior" else None
         weight = np.ones(len(obs))
-        if self.settings.own_dice == "all":  # the same decision had the traverser held each roll
-            n, K = len(obs), self.rolls.shape[1]
+        if all_rolls:  # the same decision had the traverser held each roll
             weight = np.exp(self.roll_log_prob[seat]).reshape(-1) * K
-            sigma = self._policy_by_roll(obs, mask, seat).reshape(n * K, -1)
-            obs = self._with_rolls(obs, seat).reshape(n * K, -1)
+            obs = self._with_rolls(obs, seat).reshape(len(weight), -1)
             other, mask, seat = (np.repeat(x, K, axis=0) for x in (other, mask, seat))
-            keep = weight > 0
-            obs, other, mask, sigma, seat, weight = (x[keep] for x in (obs, other, mask, sigma, seat, weight))
-        if self.settings.other_dice == "posterior":
-            posterior = np.concatenate(d.posterior)[trav]
-            if self.settings.own_dice == "all":
-                posterior = np.repeat(posterior, self.rolls.shape[1], axis=0)[keep]
-            regret = self._posterior_regrets(obs, mask, sigma, seat, posterior)
+            posterior = None if posterior is None else np.repeat(posterior, K, axis=0)
+        keep = self._kept(obs if posterior is not None else np.concatenate([obs, other], axis=1), weight)
+        obs, other, mask, seat = obs[keep], other[keep], mask[keep], seat[keep]
+        # sigma_t at the rows kept (with every roll, computed for them only)
+        sigma = self.current_policy(obs, mask) if all_rolls else sigma[keep]
+        if posterior is not None:
+            regret = self._posterior_regrets(obs, mask, sigma, seat, posterior[keep])
         else:
             q = self._values(obs, other)
             regret = (q - (q * sigma * mask).sum(1, keepdims=True)) * mask
-        self.regrets.add(obs.astype(np.uint8), mask, regret.astype(np.float32), t * weight, rng)
+        self.regrets.add(obs.astype(np.uint8), mask, regret.astype(np.float32), t * weight[keep], rng)
+
+    def _kept(self, keys: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        """The rows to add: those of positive weight, or (``merge``) the first of each set of equal
+        ``keys`` rows, ``weight`` updated in place to the set's total (an iteration's targets are
+        the same wherever the inputs are)."""
+        keep = np.flatnonzero(weight > 0)
+        if not self.settings.merge or not len(keep):
+            return keep
+        _, first, inverse = np.unique(keys[keep].astype(np.uint8), axis=0, return_index=True, return_inverse=True)
+        weight[keep[first]] = np.bincount(inverse.reshape(-1), weight[keep], len(first))
+        return keep[first]
 
     def _posterior_regrets(self, obs, mask, sigma, seat, posterior) -> np.ndarray:
         """The regrets at these traverser decisions averaged over the other player's possible rolls,
@@ -433,8 +459,9 @@ class Escher:
             return 0.0
         net.train()
         loss = torch.zeros(())
+        by_weight = reservoir.by_weight() if self.settings.merge else None
         for _ in range(steps):
-            obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng)
+            obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng, by_weight)
             loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
             opt.zero_grad()
             loss.backward()

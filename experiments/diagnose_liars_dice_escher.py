@@ -59,7 +59,7 @@ def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class TabularEscher:
     """ESCHER's iteration on tables with exact regrets (see the module docstring)."""
 
-    def __init__(self, game, games: int):
+    def __init__(self, game, games: int, reservoir: int = 0):
         from dice_envs.agents.liars_dice_learned import InfoStates
         from dice_envs.agents.liars_dice_solver import PublicTree
         from dice_envs.liars_dice_batched import LiarsDiceBatch
@@ -73,6 +73,13 @@ class TabularEscher:
         self.average = np.zeros(self.mask.shape)
         self.batch = LiarsDiceBatch(games, game=game)
         self.iterations = self.steps = 0
+        # with ``reservoir`` rows, the regret table is the sum over a uniform sample of all rows ever
+        # made (one per visit and roll), as the learner's regret reservoir keeps them
+        self.reservoir = None
+        if reservoir:
+            from dice_envs.agents.liars_dice_escher import Reservoir
+
+            self.reservoir = Reservoir(reservoir, 8, self.mask.shape[1], "the diagnostic's reservoir")
 
     def policy(self) -> np.ndarray:
         return regret_matching(self.regret, self.mask)
@@ -93,12 +100,26 @@ class TabularEscher:
         regret = (q - (q * sigma).sum(1, keepdims=True)) * self.mask
         visits = self._traverser_visits(sigma, rng)
         rows = (np.flatnonzero(visits)[:, None] * tree.R + np.arange(tree.R)[None, :]).reshape(-1)
-        self.regret[rows] += t * np.repeat(visits[visits > 0], tree.R)[:, None] * regret[rows]
+        if self.reservoir is None:
+            self.regret[rows] += t * np.repeat(visits[visits > 0], tree.R)[:, None] * regret[rows]
+        else:
+            self._add_to_reservoir(np.repeat(rows, np.repeat(visits[visits > 0], tree.R)), regret, t, rng)
         policy = states.to_tree_policy(sigma)
         for player in (0, 1):
             own = tree.top_down(np.ones(tree.R), np.where(tree.edge_mask[player] > 0, policy.edge, 1.0))
             acting = states.acting == player
             self.average[acting] += t * own.reshape(-1)[acting, None] * sigma[acting]
+
+    def _add_to_reservoir(self, rows: np.ndarray, regret: np.ndarray, t: float, rng: np.random.Generator) -> None:
+        """Add one row per visit and roll (its information state's number, as eight bytes, for the
+        observation) and rebuild the table from the rows kept."""
+        store = self.reservoir
+        index = rows.astype(np.int64)[:, None].view(np.uint8)
+        store.add(index, self.mask[rows], regret[rows].astype(np.float32), t, rng)
+        n = len(store)
+        at = store.obs[:n].view(np.int64)[:, 0]
+        for a in range(self.regret.shape[1]):
+            self.regret[:, a] = np.bincount(at, store.weight[:n] * store.target[:n, a], len(self.regret))
 
     def _traverser_visits(self, sigma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Play the iteration's games; how often a traverser decided at each public node."""
@@ -138,13 +159,18 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=4096, help="games per iteration")
     parser.add_argument("--iterations", type=int, default=2000)
     parser.add_argument("--every", type=int, default=50, help="iterations between printed lines")
+    parser.add_argument("--reservoir", type=int, default=0,
+                        help="rows the regret table is summed over: a uniform sample of all rows, as the learner's "
+                             "regret reservoir keeps them (0: every row)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.reservoir < 0:
+        parser.error(f"--reservoir must be at least 0, got {args.reservoir}")
     for name in ("games", "iterations", "every"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     try:
-        learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games)
+        learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games, args.reservoir)
     except ValueError as error:
         parser.error(str(error))
     rng = np.random.default_rng(args.seed)

@@ -342,6 +342,7 @@ class Args:
     regret_steps: int = 64  # escher: Adam steps fitting the regret network (--hidden) per iteration
     other_dice: str = "sampled"  # escher: regret targets at the other player's dealt dice | posterior (all its rolls)
     own_dice: str = "dealt"  # escher: regret rows for the traverser's dealt dice | all (each of its rolls)
+    merge_rows: bool = False  # escher: an iteration's equal rows become one, by their number; minibatches by weight
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -389,6 +390,8 @@ def parse_args(argv=None) -> Args:
             raise ValueError(f"--{name.replace('_', '-')} must be one of {', '.join(choices)}, got {value!r}")
         if value != default and args.method != "escher":
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
+    if args.merge_rows and args.method != "escher":
+        raise ValueError(f"--merge-rows is for --method escher, not --method {args.method}")
     game = game_of(args)
     if args.method != "escher" and not fits_in_memory(game):
         raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "
@@ -427,7 +430,7 @@ def legacy_args(saved: dict) -> dict:
     defaults); runs from before ``--other-dice`` and ``--own-dice`` took the dice as dealt."""
     if not isinstance(saved, dict):
         return saved
-    saved = {"other_dice": "sampled", "own_dice": "dealt", **saved}
+    saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -846,7 +849,8 @@ def new_modules(args: Args, game, states) -> dict:
             games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
-            buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice))}
+            buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
+            merge=args.merge_rows))}
 
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start at the uniform policy

@@ -234,3 +234,45 @@ def test_settings_name_a_bad_choice():
         EscherSettings(other_dice="dealt")
     with pytest.raises(ValueError, match="own_dice"):
         EscherSettings(own_dice="some")
+
+
+@pytest.mark.parametrize("other_dice, own_dice", [("sampled", "dealt"), ("posterior", "all")])
+def test_merged_rows_carry_the_same_weighted_targets(other_dice, own_dice):
+    """``merge=True`` keeps one row per distinct input of an iteration, weighted by the rows it
+    stands for: per input, the total weight and the weighted sum of targets are those of the rows
+    added one by one."""
+    game = LiarsDiceGame(faces=3, wild="highest")
+    learners = []
+    for merge in (False, True):
+        torch.manual_seed(4)
+        learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "buffer": 200_000, "merge": merge,
+                                                             "other_dice": other_dice, "own_dice": own_dice}))
+        learner.iterations = 2
+        decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+        learner._add_samples(decisions, np.random.default_rng(1))
+        learners.append(learner)
+    for name in ("regrets", "policies"):
+        totals = []
+        for learner in learners:
+            store = getattr(learner, name)
+            n = len(store)
+            assert n < store.capacity  # every row kept
+            keys, inverse = np.unique(store.obs[:n], axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            weight = np.bincount(inverse, store.weight[:n], len(keys))
+            target = np.stack([np.bincount(inverse, store.weight[:n] * store.target[:n, a], len(keys))
+                               for a in range(game.num_actions)], axis=1)
+            totals.append((keys, weight, target, n))
+        (k0, w0, t0, n0), (k1, w1, t1, n1) = totals
+        assert n1 < n0 and np.array_equal(k0, k1)  # fewer rows, the same inputs
+        assert w1 == pytest.approx(w0, rel=1e-5) and t1 == pytest.approx(t0, rel=1e-4, abs=1e-4)
+
+
+def test_sampling_by_weight_draws_rows_in_proportion_to_their_weights():
+    store = Reservoir(10, 1, 2)
+    store.add(np.arange(3, dtype=np.uint8)[:, None], np.ones((3, 2), bool), np.zeros((3, 2), np.float32),
+              np.array([1.0, 0.0, 3.0]), np.random.default_rng(0))
+    obs, _, _, weight = store.sample(40_000, np.random.default_rng(1), store.by_weight())
+    drawn = np.bincount(obs[:, 0].numpy().astype(int), minlength=3) / 40_000
+    assert drawn == pytest.approx([0.25, 0.0, 0.75], abs=0.01)
+    assert (weight.numpy() == 1.0).all()
