@@ -49,6 +49,14 @@ regret network is run once per roll at that player's decisions):
   average-policy row per roll it might hold (``sigma_t`` with that roll, weighted by its
   posterior, which is how often CFR's average counts it).
 
+With ``merge=True`` the rows of an iteration with the same input (and the same dice of the other
+player, where the targets are taken at them) become one row, weighted by their number: their
+targets are the same, so every row's weight still reaches the fit, and the reservoirs keep far
+more of the past (on one die each, 6,853 traverser decisions of 4,096 games fall on about 575
+public nodes).  Minibatches are then drawn in proportion to the rows' weights, with equal
+weights in the loss (:meth:`Reservoir.sample`), so that the rows of often-visited nodes do not
+make the gradient noisy.
+
 Regret matching (:func:`regret_matching`) plays the positive part of the predicted regrets over the
 legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
 rule).
@@ -313,7 +321,7 @@ class Escher:
         g = self.game
         batch.reset(rng)
         traverser = np.arange(batch.num_envs) % 2
-        rolls = self.settings.other_dice == "posterior" or self.settings.own_dice == "all"
+        track_rolls = self.settings.other_dice == "posterior" or self.settings.own_dice == "all"
         # the log of each roll's chance times the non-traverser's reach with it, game by game
         log_reach = self.roll_log_prob[1 - traverser].copy()
         out = _Decisions()
@@ -331,7 +339,7 @@ class Escher:
             behaviour = np.where(traversing[:, None], uniform, sigma)
             action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
             other = batch.observe(1 - mover, games)[:, faces]
-            if rolls:
+            if track_rolls:
                 out.posterior.append(_normalised(log_reach[games]))
                 playing = np.flatnonzero(~traversing)  # the other player's decisions: its reach with each roll
                 by_roll = self._policy_by_roll(obs[playing], mask[playing], mover[playing])

@@ -92,7 +92,10 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   as ``current_exploitability`` (where the tree fits in memory).  ``--other-dice posterior``
   averages each regret target over the other player's possible dice, weighted by their posterior
   given its bids; ``--own-dice all`` adds a row for every roll the player might hold (the class
-  docstring says why both keep CFR's weights).  Measured on one die each with
+  docstring says why both keep CFR's weights); ``--merge-rows`` makes an iteration's equal rows one,
+  weighted by their number, and draws minibatches by weight.  What each did on the wild game, and
+  how far the same sampling goes on tables (``experiments/diagnose_liars_dice_escher.py``), is in
+  ``docs/training/liars_dice_learners.md``.  Measured on one die each with
   the highest face wild (seed 0, 4 minutes, prototype of the same update): 2x128 networks with 4,096
   games, 4,096-row minibatches and 16/32/16 Adam steps reached 0.184, 2x256 ones 0.29 (a third of the
   updates); 16,384 games per update with 32/64/32 steps 0.20 in 3.2 minutes; a fixed sampling
@@ -222,7 +225,7 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
-(both for ``escher`` only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
+(both, and ``--merge-rows``, for ``escher`` only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
 finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
