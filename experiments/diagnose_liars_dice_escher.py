@@ -35,6 +35,16 @@ iterations of 4,096 games): average 0.0925 after 250 iterations (3.2 M agent ste
 With 16,384 games per iteration 0.0146 after 1,500; with 1,024, 0.0586.  Summed over a reservoir
 of 2 M rows (the learner's ``--average-buffer``): 0.152 after 200 iterations, 0.142 after 300 and
 0.131 after 400, against 0.121, 0.088 and 0.068 with every row.
+
+``--predictive`` plays predictive regret matching (Farina et al. 2021) instead: regret matching on
+the table's weighted mean plus the last iteration's regrets, times the share ``2 / (t + 1)`` the
+next iteration gets in a linear average.  Those regrets are here exact at every information
+state; the learner could compute them, from its value network and the posterior, at the
+decisions it plays.  Measured (wild, seed 0): 0.083 after 250 iterations, 0.032 after 500, 0.019
+after 750, 0.018 after 1,000 and 0.0098 after 1,850, about twice as fast as plain regret matching.
+In a throw-away variant with a fixed error of 0.02 (standard deviation) added to every mean
+regret, standing in for a network's, it ended at 0.024 after 1,000 iterations against 0.038 for
+plain regret matching with the same error.
 """
 
 from __future__ import annotations
@@ -64,7 +74,7 @@ def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class TabularEscher:
     """ESCHER's iteration on tables with exact regrets (see the module docstring)."""
 
-    def __init__(self, game, games: int, reservoir: int = 0):
+    def __init__(self, game, games: int, reservoir: int = 0, predictive: bool = False):
         from dice_envs.agents.liars_dice_learned import InfoStates
         from dice_envs.agents.liars_dice_solver import PublicTree
         from dice_envs.liars_dice_batched import LiarsDiceBatch
@@ -78,6 +88,10 @@ class TabularEscher:
         self.average = np.zeros(self.mask.shape)
         self.batch = LiarsDiceBatch(games, game=game)
         self.iterations = self.steps = 0
+        # predictive regret matching: the last iteration's regrets, and each row's total weight
+        self.predictive = predictive
+        self.last = np.zeros(self.mask.shape)
+        self.weight = np.zeros(len(self.mask))
         # with ``reservoir`` rows, the regret table is the sum over a uniform sample of all rows ever
         # made (one per visit and roll), as the learner's regret reservoir keeps them
         self.reservoir = None
@@ -87,7 +101,13 @@ class TabularEscher:
             self.reservoir = Reservoir(reservoir, 8, self.mask.shape[1], "the diagnostic's reservoir")
 
     def policy(self) -> np.ndarray:
-        return regret_matching(self.regret, self.mask)
+        """Regret matching on the table, or (``predictive``) on its weighted mean plus the last
+        iteration's regrets times ``2 / (t + 1)``, the share of the mean the next iteration will have
+        under linear weights (predictive regret matching, Farina et al. 2021)."""
+        if not self.predictive:
+            return regret_matching(self.regret, self.mask)
+        share = 2.0 / (self.iterations + 1)
+        return regret_matching(self.regret + share * self.weight[:, None] * self.last, self.mask)
 
     def average_policy(self) -> np.ndarray:
         total = self.average.sum(1, keepdims=True)
@@ -105,6 +125,8 @@ class TabularEscher:
         regret = (q - (q * sigma).sum(1, keepdims=True)) * self.mask
         visits = self._traverser_visits(sigma, rng)
         rows = (np.flatnonzero(visits)[:, None] * tree.R + np.arange(tree.R)[None, :]).reshape(-1)
+        self.last = regret
+        self.weight[rows] += t * np.repeat(visits[visits > 0], tree.R)
         if self.reservoir is None:
             self.regret[rows] += t * np.repeat(visits[visits > 0], tree.R)[:, None] * regret[rows]
         else:
@@ -167,6 +189,8 @@ def main(argv=None) -> int:
     parser.add_argument("--reservoir", type=int, default=0,
                         help="rows the regret table is summed over: a uniform sample of all rows, as the learner's "
                              "regret reservoir keeps them (0: every row)")
+    parser.add_argument("--predictive", action="store_true",
+                        help="predictive regret matching: the last iteration's regrets added to the table's mean")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.reservoir < 0:
@@ -175,7 +199,8 @@ def main(argv=None) -> int:
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     try:
-        learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games, args.reservoir)
+        learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games, args.reservoir,
+                                args.predictive)
     except ValueError as error:
         parser.error(str(error))
     rng = np.random.default_rng(args.seed)

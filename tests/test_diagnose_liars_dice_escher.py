@@ -27,6 +27,15 @@ def test_the_tables_converge_from_sampled_public_nodes(capsys):
     assert lines[-1]["steps"] > 100 * 512
 
 
+def test_predictive_regret_matching_converges_faster(capsys):
+    """The last iteration's regrets added to the table's mean: 0.0053 after the same 100
+    iterations (measured; 0.032 without), and an iterate at the equilibrium."""
+    assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100",
+                      "--predictive"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["average"] == pytest.approx(0.0053, abs=1e-3) and line["current"] < 1e-6
+
+
 def test_only_the_traversers_visited_nodes_get_regrets():
     from dice_envs.liars_dice import LiarsDiceGame
 
