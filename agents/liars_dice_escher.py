@@ -52,8 +52,8 @@ regret network is run once per roll at that player's decisions):
 With ``merge=True`` the rows of an iteration with the same input (and the same dice of the other
 player, where the targets are taken at them) become one row, weighted by their number: their
 targets are the same, so every row's weight still reaches the fit, and the reservoirs keep far
-more of the past (on one die each, 6,853 traverser decisions of 4,096 games fall on about 575
-public nodes).  Minibatches are then drawn in proportion to the rows' weights, with equal
+more of the past (on one die each, with both players bidding uniformly, the 6,853 traverser
+decisions of 4,096 games fell on 575 public nodes).  Minibatches are then drawn in proportion to the rows' weights, with equal
 weights in the loss (:meth:`Reservoir.sample`), so that the rows of often-visited nodes do not
 make the gradient noisy.
 
