@@ -430,7 +430,8 @@ def wild_flags(argv) -> list:
 def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
-    defaults); runs from before ``--other-dice`` and ``--own-dice`` took the dice as dealt."""
+    defaults); runs from before ``--other-dice``, ``--own-dice`` and ``--merge-rows`` took the dice as
+    dealt and merged no rows."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, **saved}
