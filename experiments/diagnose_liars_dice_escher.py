@@ -44,7 +44,7 @@ decisions it plays.  Measured (wild, seed 0): 0.083 after 250 iterations, 0.032 
 after 750, 0.018 after 1,000 and 0.0098 after 1,850, about twice as fast as plain regret matching.
 In a throw-away variant with a fixed error of 0.02 (standard deviation) added to every mean
 regret, standing in for a network's, it ended at 0.024 after 1,000 iterations against 0.038 for
-plain regret matching with the same error.
+plain regret matching with the same error (0.011 and 0.031 without it, in that variant's run).
 """
 
 from __future__ import annotations
