@@ -53,9 +53,9 @@ With ``merge=True`` the rows of an iteration with the same input (and the same d
 player, where the targets are taken at them) become one row, weighted by their number: their
 targets are the same, so every row's weight still reaches the fit, and the reservoirs keep far
 more of the past (on one die each, with both players bidding uniformly, the 6,853 traverser
-decisions of 4,096 games fell on 575 public nodes).  Minibatches are then drawn in proportion to the rows' weights, with equal
-weights in the loss (:meth:`Reservoir.sample`), so that the rows of often-visited nodes do not
-make the gradient noisy.
+decisions of 4,096 games fell on 575 public nodes).  Minibatches are then drawn in proportion to
+the rows' weights, with equal weights in the loss (:meth:`Reservoir.sample`), so that the rows of
+often-visited nodes do not make the gradient noisy.
 
 Regret matching (:func:`regret_matching`) plays the positive part of the predicted regrets over the
 legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
@@ -68,7 +68,7 @@ a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a ru
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Tuple
 
 import numpy as np
 
@@ -78,8 +78,8 @@ from dice_envs.resources import check_resources
 
 from .liars_dice_learned import build_network
 
-__all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "expected_sarsa_targets",
-           "regret_matching"]
+__all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "SampledStep",
+           "expected_sarsa_targets", "regret_matching", "sampled_games"]
 
 
 #: where the regret targets take the other player's hidden dice: as dealt, or averaged over every roll
@@ -221,7 +221,7 @@ class _Decisions:
         self.seat: List[np.ndarray] = []  # the mover
         self.sigma: List[np.ndarray] = []  # the current policy at the decision
         # (other_dice="posterior" or own_dice="all") the posterior of the non-traverser's rolls given the
-        # bids so far, and at its own decisions sigma_t had it held each roll
+        # bids so far, and (own_dice="all") at its own decisions sigma_t had it held each roll
         self.posterior: List[np.ndarray] = []
         self.sigma_by_roll: List[np.ndarray] = []
         self.action: List[np.ndarray] = []
@@ -316,41 +316,24 @@ class Escher:
         return decisions.count(), losses
 
     def _play(self, batch, rng: np.random.Generator) -> _Decisions:
-        from dice_envs.batched import categorical
-
-        g = self.game
-        batch.reset(rng)
-        traverser = np.arange(batch.num_envs) % 2
         track_rolls = self.settings.other_dice == "posterior" or self.settings.own_dice == "all"
         # the log of each roll's chance times the non-traverser's reach with it, game by game
-        log_reach = self.roll_log_prob[1 - traverser].copy()
+        log_reach = self.roll_log_prob[1 - np.arange(batch.num_envs) % 2].copy()
         out = _Decisions()
-        faces = slice(g.num_players, g.num_players + g.faces)
-        while True:
-            games = np.flatnonzero(~batch.done)
-            if not len(games):
-                return out
-            mover = batch.current_player(games)
-            obs = batch.observe_mover(games)
-            mask = batch.action_mask(games).astype(bool)
-            sigma = self.current_policy(obs, mask)
-            traversing = mover == traverser[games]
-            uniform = mask / mask.sum(1, keepdims=True)
-            behaviour = np.where(traversing[:, None], uniform, sigma)
-            action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
-            other = batch.observe(1 - mover, games)[:, faces]
+        for step in sampled_games(batch, rng, self.current_policy):
+            games, traversing, action = step.games, step.traversing, step.action
             if track_rolls:
                 out.posterior.append(_normalised(log_reach[games]))
                 playing = np.flatnonzero(~traversing)  # the other player's decisions: its reach with each roll
-                by_roll = self._policy_by_roll(obs[playing], mask[playing], mover[playing])
+                by_roll = self._policy_by_roll(step.obs[playing], step.mask[playing], step.seat[playing])
                 with np.errstate(divide="ignore"):
                     log_reach[games[playing]] += np.log(by_roll[np.arange(len(playing)), :, action[playing]])
-                out.sigma_by_roll.append(by_roll.astype(np.float32))
-            rewards, ended = batch.step(action, rng, where=games)
-            for name, value in (("games", games), ("obs", obs), ("other", other), ("mask", mask),
-                                ("seat", mover), ("sigma", sigma), ("action", action), ("traverser", traversing),
-                                ("payoff", rewards[np.arange(len(games)), mover]), ("ended", ended)):
-                getattr(out, name).append(value)
+                if self.settings.own_dice == "all":
+                    out.sigma_by_roll.append(by_roll.astype(np.float32))
+            for name in ("games", "obs", "other", "mask", "seat", "sigma", "action", "payoff", "ended"):
+                getattr(out, name).append(getattr(step, name))
+            out.traverser.append(traversing)
+        return out
 
     def _with_rolls(self, obs: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``obs`` (``(n, D)``) once per possible roll of its ``seat``'s player: ``(n, K, D)``."""
@@ -497,6 +480,50 @@ class Escher:
         self.regrets.load_state_dict(state["regrets"])
         self.policies.load_state_dict(state["policies"])
         self.iterations = int(state["iterations"])
+
+
+class SampledStep(NamedTuple):
+    """One step of a batch of games sampled as ESCHER samples them (:func:`sampled_games`), each
+    array one entry per game still playing at that step."""
+
+    games: np.ndarray  # the games' indices in the batch
+    seat: np.ndarray  # the mover
+    obs: np.ndarray  # the mover's observation
+    other: np.ndarray  # the other player's dice, counts per face
+    mask: np.ndarray  # the legal actions (bool)
+    sigma: np.ndarray  # the policy given at the decision
+    traversing: np.ndarray  # the mover is its game's traverser
+    action: np.ndarray
+    payoff: np.ndarray  # the mover's payoff from this step (0 unless it ended the game)
+    ended: np.ndarray
+
+
+def sampled_games(batch, rng: np.random.Generator, policy) -> Iterator[SampledStep]:
+    """Play every game of ``batch`` (a :class:`~dice_envs.liars_dice_batched.LiarsDiceBatch`) to the
+    end as ESCHER samples them: in game ``k`` player ``k % 2`` (the traverser) draws uniformly among
+    the legal actions, the other player from ``policy(obs, mask)`` (``(n, A)`` probabilities).
+    Yields one :class:`SampledStep` per step, after it is played."""
+    from dice_envs.batched import categorical
+
+    g = batch.game
+    batch.reset(rng)
+    traverser = np.arange(batch.num_envs) % 2
+    faces = slice(g.num_players, g.num_players + g.faces)
+    while True:
+        games = np.flatnonzero(~batch.done)
+        if not len(games):
+            return
+        mover = batch.current_player(games)
+        obs = batch.observe_mover(games)
+        mask = batch.action_mask(games).astype(bool)
+        sigma = policy(obs, mask)
+        traversing = mover == traverser[games]
+        behaviour = np.where(traversing[:, None], mask / mask.sum(1, keepdims=True), sigma)
+        action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
+        other = batch.observe(1 - mover, games)[:, faces]
+        rewards, ended = batch.step(action, rng, where=games)
+        yield SampledStep(games, mover, obs, other, mask, sigma, traversing, action,
+                          rewards[np.arange(len(games)), mover], ended)
 
 
 def expected_sarsa_targets(games: List[np.ndarray], payoff: List[np.ndarray], ended: List[np.ndarray],

@@ -30,21 +30,22 @@ Run::
     .venv/bin/python experiments/diagnose_liars_dice_escher.py --wild highest --iterations 2000
 
 Measured (6 faces, highest face wild, seed 0; the learner's 30-minute runs make 1,800-2,200
-iterations of 4,096 games): average 0.0925 after 250 iterations (3.2 M agent steps), 0.0664 after
-500, 0.0401 after 1,000, 0.0228 after 1,500 (19 M), 0.0200 after 1,850 and 0.0078 after 6,000.
-With 16,384 games per iteration 0.0146 after 1,500; with 1,024, 0.0586.  Summed over a reservoir
+iterations of 4,096 games): average 0.097 after 250 iterations (3.2 M agent steps), 0.070 after
+500, 0.043 after 1,000, 0.026 after 1,500 (19 M), 0.022 after 1,850, 0.020 after 2,000 and 0.0078
+after 6,000.  With 16,384 games per iteration 0.0141 after 1,500; with 1,024, 0.054.  Summed over a reservoir
 of 2 M rows (the learner's ``--average-buffer``): 0.152 after 200 iterations, 0.142 after 300 and
-0.131 after 400, against 0.121, 0.088 and 0.068 with every row.
+0.131 after 400, against 0.114, 0.091 and 0.075 with every row.
 
-``--predictive`` plays predictive regret matching (Farina et al. 2021) instead: regret matching on
-the table's weighted mean plus the last iteration's regrets, times the share ``2 / (t + 1)`` the
-next iteration gets in a linear average.  Those regrets are here exact at every information
-state; the learner could compute them, from its value network and the posterior, at the
-decisions it plays.  Measured (wild, seed 0): 0.083 after 250 iterations, 0.032 after 500, 0.019
-after 750, 0.018 after 1,000 and 0.0098 after 1,850, about twice as fast as plain regret matching.
-In a throw-away variant with a fixed error of 0.02 (standard deviation) added to every mean
-regret, standing in for a network's, it ended at 0.024 after 1,000 iterations against 0.038 for
-plain regret matching with the same error (0.011 and 0.031 without it, in that variant's run).
+``--predictive`` plays predictive regret matching (Farina et al. 2021) instead: regret matching
+on the table's weighted mean plus the last iteration's regrets, times the share ``2 / (t + 1)``
+the next iteration gets in a linear average.  Those regrets are here exact at every information
+state; the learner could compute them, from its value network and the posterior, at the decisions
+it plays.  Measured (wild, seed 0): 0.083 after 250 iterations, 0.032 after 500, 0.019 after 750,
+0.018 after 1,000 and 0.0098 after 1,850, about twice as fast as plain regret matching (0.097,
+0.070, 0.056, 0.043 and 0.022).  In a throw-away variant with a fixed error of 0.02 (standard
+deviation) added to every mean regret, standing in for a network's, it ended at 0.024 after 1,000
+iterations against 0.038 for plain regret matching with the same error (0.011 and 0.031 without
+it, in that variant's run).
 """
 
 from __future__ import annotations
@@ -125,12 +126,13 @@ class TabularEscher:
         regret = (q - (q * sigma).sum(1, keepdims=True)) * self.mask
         visits = self._traverser_visits(sigma, rng)
         rows = (np.flatnonzero(visits)[:, None] * tree.R + np.arange(tree.R)[None, :]).reshape(-1)
+        count = np.repeat(visits[visits > 0], tree.R)  # each row's visits
         self.last = regret
-        self.weight[rows] += t * np.repeat(visits[visits > 0], tree.R)
+        self.weight[rows] += t * count
         if self.reservoir is None:
-            self.regret[rows] += t * np.repeat(visits[visits > 0], tree.R)[:, None] * regret[rows]
+            self.regret[rows] += t * count[:, None] * regret[rows]
         else:
-            self._add_to_reservoir(np.repeat(rows, np.repeat(visits[visits > 0], tree.R)), regret, t, rng)
+            self._add_to_reservoir(np.repeat(rows, count), regret, t, rng)
         policy = states.to_tree_policy(sigma)
         for player in (0, 1):
             own = tree.top_down(np.ones(tree.R), np.where(tree.edge_mask[player] > 0, policy.edge, 1.0))
@@ -149,27 +151,16 @@ class TabularEscher:
             self.regret[:, a] = np.bincount(at, store.weight[:n] * store.target[:n, a], len(self.regret))
 
     def _traverser_visits(self, sigma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Play the iteration's games; how often a traverser decided at each public node."""
-        from dice_envs.batched import categorical
+        """Play the iteration's games as the learner does; how often a traverser decided at each
+        public node."""
+        from dice_envs.agents.liars_dice_escher import sampled_games
 
-        batch, R = self.batch, self.tree.R
-        batch.reset(rng)
-        traverser = np.arange(batch.num_envs) % 2
+        states = self.states
         visits = np.zeros(self.tree.N, np.int64)
-        while True:
-            games = np.flatnonzero(~batch.done)
-            if not len(games):
-                return visits
-            mover = batch.current_player(games)
-            obs = batch.observe_mover(games)
-            mask = batch.action_mask(games).astype(bool)
-            rows = self.states.rows(obs)
-            traversing = mover == traverser[games]
-            behaviour = np.where(traversing[:, None], mask / mask.sum(1, keepdims=True), sigma[rows])
-            action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))
-            np.add.at(visits, rows[traversing] // R, 1)
-            batch.step(action, rng, where=games)
-            self.steps += len(games)
+        for step in sampled_games(self.batch, rng, lambda obs, mask: sigma[states.rows(obs)]):
+            np.add.at(visits, states.rows(step.obs[step.traversing]) // self.tree.R, 1)
+            self.steps += len(step.games)
+        return visits
 
     def exploitability(self, probs: np.ndarray) -> float:
         from dice_envs.agents.liars_dice_solver import exploitability
