@@ -61,6 +61,17 @@ Regret matching (:func:`regret_matching`) plays the positive part of the predict
 legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
 rule).
 
+With ``predictive_steps > 0`` the learner plays *predictive* regret matching (Farina et al. 2021,
+"Faster Game Solving via Predictive Blackwell Approachability"): regret matching on the regret
+network's output (the weighted mean of all iterations' regrets) plus the last iteration's regrets
+times ``2 / (t + 1)``, the share iteration ``t`` is about to get in the linearly weighted mean.  The
+last iteration's regrets come from a fourth network, the **last-regret network** ``L(I, a)``,
+fitted after each iteration with ``predictive_steps`` Adam steps to that iteration's regret rows
+alone (the rows the regret reservoir is offered; it starts at zero and carries its fit over, so at
+information states the iteration did not visit it keeps an older estimate).  On tables with exact
+regrets the same rule needs about half the iterations of plain regret matching for the same
+exploitability (``experiments/diagnose_liars_dice_escher.py --predictive``).
+
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
 """
@@ -104,12 +115,15 @@ class EscherSettings:
     other_dice: str = "sampled"  # regret targets at the other player's dealt dice, or "posterior" (see Escher)
     own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
     merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
+    predictive_steps: int = 0  # Adam steps fitting the last-regret network per iteration (0: plain regret matching)
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
             raise ValueError(f"other_dice must be one of {list(OTHER_DICE)}, got {self.other_dice!r}")
         if self.own_dice not in OWN_DICE:
             raise ValueError(f"own_dice must be one of {list(OWN_DICE)}, got {self.own_dice!r}")
+        if self.predictive_steps < 0:
+            raise ValueError(f"predictive_steps must be at least 0, got {self.predictive_steps}")
 
 
 def regret_matching(regrets, mask):
@@ -259,7 +273,11 @@ class Escher:
         self.regret_net = build_network(config, hidden)
         self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
         self.average_net = build_network(config, hidden)
-        for net in (self.regret_net, self.average_net):  # start at the uniform policy
+        # (predictive_steps) the last iteration's regrets, starting at zero
+        self.last_net = build_network(config, hidden) if settings.predictive_steps else None
+        for net in (self.regret_net, self.average_net, self.last_net):  # start at the uniform policy
+            if net is None:
+                continue
             with torch.no_grad():
                 net.mlp[-1].weight.zero_()
                 net.mlp[-1].bias.zero_()
@@ -267,6 +285,8 @@ class Escher:
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
             "average": torch.optim.Adam(self.average_net.parameters(), lr=settings.average_learning_rate)}
+        if self.last_net is not None:
+            self.optimisers["last"] = torch.optim.Adam(self.last_net.parameters(), lr=settings.regret_learning_rate)
         obs_dim, A = game.observation_shape[0], game.num_actions
         # every player's possible rolls, as counts per face, and their log-probabilities (padded with
         # impossible rolls to the longest list, so that both seats' lists stack)
@@ -281,20 +301,32 @@ class Escher:
         self.regrets = Reservoir(settings.buffer, obs_dim, A, "the regret reservoir")
         self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir")
         self.iterations = 0
+        self._playing = False  # inside iterate(): sigma_t is that of self.iterations
 
     # -- the policy ------------------------------------------------------------------------------
 
     def current_policy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``sigma_t``: regret matching on the regret network, ``(n, A)`` float64."""
+        """``sigma_t``: regret matching on the regret network (plus, with ``predictive_steps``, the
+        last-regret network times :meth:`prediction_share`), ``(n, A)`` float64.  Between
+        iterations it is the policy the next iteration will play."""
         import torch
 
         with torch.inference_mode():
-            out = regret_matching(self.regret_net(torch.from_numpy(np.asarray(obs, np.float32))).double(),
-                                  torch.from_numpy(np.asarray(mask, bool)))
+            x = torch.from_numpy(np.asarray(obs, np.float32))
+            regrets = self.regret_net(x).double()
+            if self.last_net is not None:
+                regrets = regrets + self.prediction_share() * self.last_net(x).double()
+            out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
         return out.numpy()
 
+    def prediction_share(self) -> float:
+        """``2 / (t + 1)`` for the iteration ``t`` being played (or, between iterations, the next):
+        its share of the linearly weighted mean of regrets."""
+        playing = self.iterations if self._playing else self.iterations + 1
+        return 2.0 / (playing + 1)
+
     def networks(self) -> tuple:
-        return self.regret_net, self.value_net, self.average_net
+        return (self.regret_net, self.value_net, self.average_net) + ((self.last_net,) if self.last_net else ())
 
     # -- one iteration ----------------------------------------------------------------------------
 
@@ -304,15 +336,22 @@ class Escher:
         if batch.num_envs != self.settings.games or batch.game != self.game:
             raise ValueError(f"the batch must hold {self.settings.games} games of {self.game!r}")
         self.iterations += 1
-        for net in self.networks():
-            net.eval()
-        decisions = self._play(batch, rng)
-        losses = {"value_loss": self._fit_value(decisions, rng)}
-        self._add_samples(decisions, rng)
-        losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
-                                          self.settings.regret_steps, rng, _squared_error)
-        losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
-                                           self.settings.average_steps, rng, _cross_entropy)
+        self._playing = True
+        try:
+            for net in self.networks():
+                net.eval()
+            decisions = self._play(batch, rng)
+            losses = {"value_loss": self._fit_value(decisions, rng)}
+            last = self._add_samples(decisions, rng)
+            losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
+                                              self.settings.regret_steps, rng, _squared_error)
+            losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
+                                               self.settings.average_steps, rng, _cross_entropy)
+            if self.last_net is not None:  # after the regret rows, which sigma_t (with the old fit) made
+                losses["last_regret_loss"] = self._fit(self.last_net, self.optimisers["last"], last,
+                                                       self.settings.predictive_steps, rng, _squared_error)
+        finally:
+            self._playing = False
         return decisions.count(), losses
 
     def _play(self, batch, rng: np.random.Generator) -> _Decisions:
@@ -380,7 +419,9 @@ class Escher:
         net.eval()
         return float(loss.detach())
 
-    def _add_samples(self, d: _Decisions, rng: np.random.Generator) -> None:
+    def _add_samples(self, d: _Decisions, rng: np.random.Generator) -> Reservoir | None:
+        """Offer the iteration's rows to the two reservoirs; (``predictive_steps``) return its
+        regret rows, every one kept, for the last-regret network."""
         t = float(self.iterations)
         trav = np.concatenate(d.traverser)
         obs, other = np.concatenate(d.obs), np.concatenate(d.other)
@@ -416,7 +457,13 @@ class Escher:
         else:
             q = self._values(obs, other)
             regret = (q - (q * sigma * mask).sum(1, keepdims=True)) * mask
-        self.regrets.add(obs.astype(np.uint8), mask, regret.astype(np.float32), t * weight[keep], rng)
+        obs, regret = obs.astype(np.uint8), regret.astype(np.float32)
+        self.regrets.add(obs, mask, regret, t * weight[keep], rng)
+        if self.last_net is None or not len(obs):
+            return None
+        last = Reservoir(len(obs), obs.shape[1], mask.shape[1], "the iteration's regret rows")
+        last.add(obs, mask, regret, weight[keep], rng)  # (every row fits: no draw)
+        return last
 
     def _kept(self, keys: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """The rows to add: those of positive weight, or (``merge``) the first of each set of equal
@@ -443,10 +490,10 @@ class Escher:
             regret[held] += posterior[held, k, None] * r
         return regret
 
-    def _fit(self, net, opt, reservoir: Reservoir, steps: int, rng: np.random.Generator, loss_of) -> float:
+    def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of) -> float:
         import torch
 
-        if not len(reservoir):
+        if reservoir is None or not len(reservoir):
             return 0.0
         net.train()
         loss = torch.zeros(())
@@ -467,6 +514,7 @@ class Escher:
 
         return {"regret_net": self.regret_net.state_dict(), "value_net": self.value_net.state_dict(),
                 "average_net": self.average_net.state_dict(),
+                **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
                 "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
                 "iterations": torch.tensor(self.iterations)}
@@ -475,6 +523,8 @@ class Escher:
         self.regret_net.load_state_dict(state["regret_net"])
         self.value_net.load_state_dict(state["value_net"])
         self.average_net.load_state_dict(state["average_net"])
+        if self.last_net is not None:
+            self.last_net.load_state_dict(state["last_net"])
         for name, opt in self.optimisers.items():
             opt.load_state_dict(state[f"opt_{name}"])
         self.regrets.load_state_dict(state["regrets"])

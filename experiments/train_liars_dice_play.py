@@ -93,17 +93,19 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   averages each regret target over the other player's possible dice, weighted by their posterior
   given its bids; ``--own-dice all`` adds a row for every roll the player might hold (the class
   docstring says why both keep CFR's weights); ``--merge-rows`` makes an iteration's equal rows one,
-  weighted by their number, and draws minibatches by weight.  What each did on the wild game, and
-  how far the same sampling goes on tables (``experiments/diagnose_liars_dice_escher.py``), is in
-  ``docs/training/liars_dice_learners.md``.  Measured on one die each with
-  the highest face wild (seed 0, 4 minutes, prototype of the same update): 2x128 networks with 4,096
-  games, 4,096-row minibatches and 16/32/16 Adam steps reached 0.184, 2x256 ones 0.29 (a third of the
-  updates); 16,384 games per update with 32/64/32 steps 0.20 in 3.2 minutes; a fixed sampling
-  policy that favours small raises (instead of uniform) was worse (0.25 against 0.24 after 200
-  updates); with the history values replaced by the exact action values of the current policy
-  (a diagnostic) 0.18 after 80 updates of 16,384 games against 0.27 learned: the value network is
-  not the main limit, the number of sampled games is (the same update on tables, exact values,
-  reached 0.079 after 23 M agent steps).
+  weighted by their number, and draws minibatches by weight; ``--predictive-steps N`` plays
+  predictive regret matching, the regret network's output plus ``2 / (t + 1)`` times a last-regret
+  network fitted with ``N`` Adam steps per iteration to that iteration's regret rows alone.  What
+  each did on the wild game, and how far the same sampling goes on tables
+  (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
+  Measured on one die each with the highest face wild (seed 0, 4 minutes, prototype of the same
+  update): 2x128 networks with 4,096 games, 4,096-row minibatches and 16/32/16 Adam steps reached
+  0.184, 2x256 ones 0.29 (a third of the updates); 16,384 games per update with 32/64/32 steps
+  0.20 in 3.2 minutes; a fixed sampling policy that favours small raises (instead of uniform) was
+  worse (0.25 against 0.24 after 200 updates); with the history values replaced by the exact action
+  values of the current policy (a diagnostic) 0.18 after 80 updates of 16,384 games against 0.27
+  learned: the value network is not the main limit, the number of sampled games is (the same
+  update on tables, exact values, reached 0.079 after 23 M agent steps).
 
 The network methods fit the critic (MSE on the taken action's value) and the policy with
 ``--epochs`` passes of Adam over minibatches of ``--minibatch`` decisions.
@@ -225,8 +227,9 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
-(both, and ``--merge-rows``, for ``escher`` only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
-finite stop the run with an error (exit code 2), keeping the last checkpoint.
+(both, ``--merge-rows`` and ``--predictive-steps``, for ``escher`` only), layer sizes for ``--hidden``
+and ``--critic-hidden``.  Losses or networks that stop being finite stop the run with an error (exit
+code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
 or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]``, or (README) ``--method escher
@@ -346,6 +349,7 @@ class Args:
     other_dice: str = "sampled"  # escher: regret targets at the other player's dealt dice | posterior (all its rolls)
     own_dice: str = "dealt"  # escher: regret rows for the traverser's dealt dice | all (each of its rolls)
     merge_rows: bool = False  # escher: an iteration's equal rows become one, by their number; minibatches by weight
+    predictive_steps: int = 0  # escher: Adam steps fitting the last-regret network per iteration (0: plain RM)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -372,7 +376,8 @@ def parse_args(argv=None) -> Args:
                                    "average_rows", "average_steps"),
                positive=("learning_rate", "critic_learning_rate", "average_learning_rate", "clip", "eta",
                          "cfr_target", "lr_floor"),
-               non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount"),
+               non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
+                             "predictive_steps"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
     if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
@@ -393,8 +398,9 @@ def parse_args(argv=None) -> Args:
             raise ValueError(f"--{name.replace('_', '-')} must be one of {', '.join(choices)}, got {value!r}")
         if value != default and args.method != "escher":
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
-    if args.merge_rows and args.method != "escher":
-        raise ValueError(f"--merge-rows is for --method escher, not --method {args.method}")
+    for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps)):
+        if on and args.method != "escher":
+            raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
     game = game_of(args)
     if args.method != "escher" and not fits_in_memory(game):
         raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "
@@ -430,11 +436,11 @@ def wild_flags(argv) -> list:
 def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
-    defaults); runs from before ``--other-dice``, ``--own-dice`` and ``--merge-rows`` took the dice as
-    dealt and merged no rows."""
+    defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows`` and
+    ``--predictive-steps`` took the dice as dealt, merged no rows and played plain regret matching."""
     if not isinstance(saved, dict):
         return saved
-    saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, **saved}
+    saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -854,7 +860,7 @@ def new_modules(args: Args, game, states) -> dict:
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
-            merge=args.merge_rows))}
+            merge=args.merge_rows, predictive_steps=args.predictive_steps))}
 
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start at the uniform policy
@@ -990,9 +996,10 @@ def train(args: Args) -> dict:
                         raise ValueError(f"the regrets stopped being finite at iteration {updates + 1}; the "
                                          f"checkpoint at update {saved['updates']} is kept")
                 elif escher is not None:
-                    for name, rate in (("regret", now.learning_rate), ("value", now.critic_learning_rate),
-                                       ("average", now.average_learning_rate)):
-                        set_learning_rate(escher.optimisers[name], rate)
+                    rates = {"regret": now.learning_rate, "last": now.learning_rate,
+                             "value": now.critic_learning_rate, "average": now.average_learning_rate}
+                    for name, optimiser in escher.optimisers.items():
+                        set_learning_rate(optimiser, rates[name])
                     played, losses = escher.iterate(batch, rng)
                     losses.update(learning_rate=now.learning_rate)
                 else:

@@ -234,6 +234,8 @@ def test_settings_name_a_bad_choice():
         EscherSettings(other_dice="dealt")
     with pytest.raises(ValueError, match="own_dice"):
         EscherSettings(own_dice="some")
+    with pytest.raises(ValueError, match="predictive_steps"):
+        EscherSettings(predictive_steps=-1)
 
 
 @pytest.mark.parametrize("other_dice, own_dice", [("sampled", "dealt"), ("posterior", "all")])
@@ -276,3 +278,40 @@ def test_sampling_by_weight_draws_rows_in_proportion_to_their_weights():
     drawn = np.bincount(obs[:, 0].numpy().astype(int), minlength=3) / 40_000
     assert drawn == pytest.approx([0.25, 0.0, 0.75], abs=0.01)
     assert (weight.numpy() == 1.0).all()
+
+
+def test_predictive_regret_matching_adds_the_last_iterations_regrets_at_its_share():
+    """``predictive_steps``: the last-regret network is fitted to the iteration's regret rows alone,
+    and ``sigma`` is regret matching on the regret network plus ``2 / (t + 1)`` times it, ``t`` the
+    iteration being played (between iterations, the next one)."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    predictive = EscherSettings(**{**SMALL.__dict__, "buffer": 200_000, "other_dice": "posterior", "own_dice": "all",
+                                   "merge": True, "predictive_steps": 200})
+    learner = Escher(game, "32,32", "16", predictive)
+    assert learner.prediction_share() == pytest.approx(1.0)  # (the last-regret network starts at zero)
+    steps, losses = learner.iterate(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    assert np.isfinite(losses["last_regret_loss"]) and learner.last_net in learner.networks()
+    # the regret reservoir holds every row of the one iteration: the last-regret network fits them
+    n = len(learner.regrets)
+    assert 0 < n < learner.regrets.capacity
+    obs, mask = learner.regrets.obs[:n].astype(np.float32), learner.regrets.mask[:n]
+    target = learner.regrets.target[:n]
+    with torch.no_grad():
+        last = learner.last_net(torch.from_numpy(obs)).numpy() * mask
+        mean = learner.regret_net(torch.from_numpy(obs)).double()
+    assert np.abs(last - target).mean() < 0.25 * np.abs(target).mean()
+    # between iterations sigma is the next iteration's: t = 2, a share of 2 / 3
+    assert learner.prediction_share() == pytest.approx(2 / 3)
+    expected = regret_matching(mean + 2 / 3 * torch.from_numpy(last).double(), torch.from_numpy(mask)).numpy()
+    assert np.allclose(learner.current_policy(obs, mask), expected, atol=1e-6)
+    # and the games of iteration 2 are played with it
+    learner.iterations, learner._playing = 2, True
+    decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(1))
+    assert learner.prediction_share() == pytest.approx(2 / 3)
+    played = np.concatenate(decisions.sigma)
+    assert np.allclose(played, learner.current_policy(np.concatenate(decisions.obs), np.concatenate(decisions.mask)))
+    # a plain learner has no last-regret network; its policy is regret matching on the regret network
+    plain = Escher(game, "32,32", "16", SMALL)
+    assert plain.last_net is None and len(plain.networks()) == 3 and "last" not in plain.optimisers
+    assert "last_net" not in plain.state_dict() and "last_net" in learner.state_dict()
