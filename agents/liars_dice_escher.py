@@ -72,6 +72,12 @@ information states the iteration did not visit it keeps an older estimate).  On 
 regrets the same rule needs about half the iterations of plain regret matching for the same
 exploitability (``experiments/diagnose_liars_dice_escher.py --predictive``).
 
+With ``regret_ema = d > 0``, ``sigma_t`` plays regret matching on an exponential moving average of
+the regret network's weights (Polyak averaging; after every Adam step ``ema <- d ema + (1 - d) w``)
+instead of on the network itself: the regret network fits the mean of targets that change from
+iteration to iteration, and the average of its weights over the last ``1 / (1 - d)`` steps is the
+steadier estimate of that mean.
+
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
 """
@@ -116,6 +122,7 @@ class EscherSettings:
     own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
     merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
     predictive_steps: int = 0  # Adam steps fitting the last-regret network per iteration (0: plain regret matching)
+    regret_ema: float = 0.0  # sigma_t plays on an exponential moving average of the regret network's weights (0: off)
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -124,6 +131,8 @@ class EscherSettings:
             raise ValueError(f"own_dice must be one of {list(OWN_DICE)}, got {self.own_dice!r}")
         if self.predictive_steps < 0:
             raise ValueError(f"predictive_steps must be at least 0, got {self.predictive_steps}")
+        if not 0.0 <= self.regret_ema < 1.0:
+            raise ValueError(f"regret_ema must be in [0, 1), got {self.regret_ema}")
 
 
 def regret_matching(regrets, mask):
@@ -281,6 +290,12 @@ class Escher:
             with torch.no_grad():
                 net.mlp[-1].weight.zero_()
                 net.mlp[-1].bias.zero_()
+        # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
+        self.regret_ema = None
+        if settings.regret_ema:
+            self.regret_ema = build_network(config, hidden)
+            self.regret_ema.load_state_dict(self.regret_net.state_dict())
+            self.regret_ema.requires_grad_(False)
         self.optimisers = {
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
@@ -313,7 +328,7 @@ class Escher:
 
         with torch.inference_mode():
             x = torch.from_numpy(np.asarray(obs, np.float32))
-            regrets = self.regret_net(x).double()
+            regrets = (self.regret_net if self.regret_ema is None else self.regret_ema)(x).double()
             if self.last_net is not None:
                 regrets = regrets + self.prediction_share() * self.last_net(x).double()
             out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
@@ -326,7 +341,8 @@ class Escher:
         return 2.0 / (playing + 1)
 
     def networks(self) -> tuple:
-        return (self.regret_net, self.value_net, self.average_net) + ((self.last_net,) if self.last_net else ())
+        return (self.regret_net, self.value_net, self.average_net) + tuple(
+            net for net in (self.last_net, self.regret_ema) if net is not None)
 
     # -- one iteration ----------------------------------------------------------------------------
 
@@ -344,7 +360,7 @@ class Escher:
             losses = {"value_loss": self._fit_value(decisions, rng)}
             last = self._add_samples(decisions, rng)
             losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
-                                              self.settings.regret_steps, rng, _squared_error)
+                                              self.settings.regret_steps, rng, _squared_error, self.regret_ema)
             losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
                                                self.settings.average_steps, rng, _cross_entropy)
             if self.last_net is not None:  # after the regret rows, which sigma_t (with the old fit) made
@@ -490,7 +506,10 @@ class Escher:
             regret[held] += posterior[held, k, None] * r
         return regret
 
-    def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of) -> float:
+    def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of,
+             ema=None) -> float:
+        """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given an
+        ``ema`` copy, its moving average of the weights after each)."""
         import torch
 
         if reservoir is None or not len(reservoir):
@@ -504,6 +523,10 @@ class Escher:
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if ema is not None:
+                with torch.no_grad():
+                    for mine, theirs in zip(ema.parameters(), net.parameters()):
+                        mine.lerp_(theirs, 1.0 - self.settings.regret_ema)
         net.eval()
         return float(loss.detach())
 
@@ -515,6 +538,7 @@ class Escher:
         return {"regret_net": self.regret_net.state_dict(), "value_net": self.value_net.state_dict(),
                 "average_net": self.average_net.state_dict(),
                 **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
+                **({"regret_ema": self.regret_ema.state_dict()} if self.regret_ema is not None else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
                 "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
                 "iterations": torch.tensor(self.iterations)}
@@ -525,6 +549,8 @@ class Escher:
         self.average_net.load_state_dict(state["average_net"])
         if self.last_net is not None:
             self.last_net.load_state_dict(state["last_net"])
+        if self.regret_ema is not None:
+            self.regret_ema.load_state_dict(state["regret_ema"])
         for name, opt in self.optimisers.items():
             opt.load_state_dict(state[f"opt_{name}"])
         self.regrets.load_state_dict(state["regrets"])

@@ -46,6 +46,15 @@ it plays.  Measured (wild, seed 0): 0.083 after 250 iterations, 0.032 after 500,
 deviation) added to every mean regret, standing in for a network's, it ended at 0.024 after 1,000
 iterations against 0.038 for plain regret matching with the same error (0.011 and 0.031 without
 it, in that variant's run).
+
+``--network 128,128`` puts the learner's regret network between the table and the policy:
+``sigma_t`` plays regret matching on an MLP fitted every iteration, with ``--fit-steps`` Adam steps
+(4,096 rows drawn by weight, as the learner draws them), to the table's exact mean regrets.  It
+measures what the network's fit alone costs, with no noise in the targets.  Measured (wild, seed
+0, 32 steps): 0.107 after 500 iterations and 0.074 after 1,000, against the table's 0.070 and
+0.043; with ``--predictive`` (exact last regrets added to the network's mean) 0.064 and 0.038,
+against 0.032 and 0.018.  The learner itself (targets from sampled rows of single iterations, and
+the value network) was at 0.16 after 500 iterations with the same sampling.
 """
 
 from __future__ import annotations
@@ -75,7 +84,8 @@ def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class TabularEscher:
     """ESCHER's iteration on tables with exact regrets (see the module docstring)."""
 
-    def __init__(self, game, games: int, reservoir: int = 0, predictive: bool = False):
+    def __init__(self, game, games: int, reservoir: int = 0, predictive: bool = False, network: str = "",
+                 fit_steps: int = 32):
         from dice_envs.agents.liars_dice_learned import InfoStates
         from dice_envs.agents.liars_dice_solver import PublicTree
         from dice_envs.liars_dice_batched import LiarsDiceBatch
@@ -100,15 +110,59 @@ class TabularEscher:
             from dice_envs.agents.liars_dice_escher import Reservoir
 
             self.reservoir = Reservoir(reservoir, 8, self.mask.shape[1], "the diagnostic's reservoir")
+        # with a ``network``, sigma_t is regret matching on an MLP fitted every iteration to the table's
+        # mean regrets (exact targets), as the learner's regret network is fitted to its reservoir
+        self.net, self.fit_steps = None, fit_steps
+        if network:
+            import torch
+
+            from dice_envs.agents.liars_dice_learned import build_network
+
+            if reservoir:
+                raise ValueError("--network fits the table's exact means; it does not take --reservoir")
+            try:
+                self.net = build_network(game.config(), network)
+            except ValueError as error:
+                raise ValueError(f"--network: {error}") from None
+            with torch.no_grad():  # the uniform policy, as the learner's regret network starts
+                self.net.mlp[-1].weight.zero_()
+                self.net.mlp[-1].bias.zero_()
+            self.optimiser = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+            self.inputs = torch.from_numpy(self.states.obs)
 
     def policy(self) -> np.ndarray:
         """Regret matching on the table, or (``predictive``) on its weighted mean plus the last
         iteration's regrets times ``2 / (t + 1)``, the share of the mean the next iteration will have
         under linear weights (predictive regret matching, Farina et al. 2021)."""
+        if self.net is not None:
+            import torch
+
+            with torch.inference_mode():
+                mean = self.net(self.inputs).double().numpy()
+            share = 2.0 / (self.iterations + 1) if self.predictive else 0.0
+            return regret_matching(mean + share * self.last, self.mask)
         if not self.predictive:
             return regret_matching(self.regret, self.mask)
         share = 2.0 / (self.iterations + 1)
         return regret_matching(self.regret + share * self.weight[:, None] * self.last, self.mask)
+
+    def fit(self, rng: np.random.Generator, minibatch: int = 4096) -> float:
+        """``fit_steps`` Adam steps of the network on the table's mean regrets, each minibatch's rows
+        drawn in proportion to their total weight (as the learner's rows are, by ``t`` and visits);
+        returns the last loss."""
+        import torch
+
+        cumulative = np.cumsum(self.weight)
+        mean = torch.from_numpy((self.regret / np.maximum(self.weight, 1e-300)[:, None]).astype(np.float32))
+        mask = torch.from_numpy(self.mask)
+        loss = torch.zeros(())
+        for _ in range(self.fit_steps):
+            i = torch.from_numpy(np.searchsorted(cumulative, rng.random(minibatch) * cumulative[-1], side="right"))
+            loss = ((((self.net(self.inputs[i]) - mean[i]) * mask[i]) ** 2).sum(1)).mean()
+            self.optimiser.zero_grad()
+            loss.backward()
+            self.optimiser.step()
+        return float(loss.detach())
 
     def average_policy(self) -> np.ndarray:
         total = self.average.sum(1, keepdims=True)
@@ -138,6 +192,8 @@ class TabularEscher:
             own = tree.top_down(np.ones(tree.R), np.where(tree.edge_mask[player] > 0, policy.edge, 1.0))
             acting = states.acting == player
             self.average[acting] += t * own.reshape(-1)[acting, None] * sigma[acting]
+        if self.net is not None:
+            self.fit(rng)
 
     def _add_to_reservoir(self, rows: np.ndarray, regret: np.ndarray, t: float, rng: np.random.Generator) -> None:
         """Add one row per visit and roll (its information state's number, as eight bytes, for the
@@ -182,16 +238,25 @@ def main(argv=None) -> int:
                              "regret reservoir keeps them (0: every row)")
     parser.add_argument("--predictive", action="store_true",
                         help="predictive regret matching: the last iteration's regrets added to the table's mean")
+    parser.add_argument("--network", default="",
+                        help="hidden layers (128,128) of an MLP that sigma_t plays regret matching on, fitted every "
+                             "iteration to the table's exact mean regrets: what the regret network's fit alone costs")
+    parser.add_argument("--fit-steps", type=int, default=32, help="--network: Adam steps per iteration")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.reservoir < 0:
         parser.error(f"--reservoir must be at least 0, got {args.reservoir}")
-    for name in ("games", "iterations", "every"):
+    for name in ("games", "iterations", "every", "fit_steps"):
         if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.network:
+        import torch
+
+        torch.manual_seed(args.seed)
+        torch.set_num_threads(1)  # as the learner's runs
     try:
         learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games, args.reservoir,
-                                args.predictive)
+                                args.predictive, args.network, args.fit_steps)
     except ValueError as error:
         parser.error(str(error))
     rng = np.random.default_rng(args.seed)

@@ -95,7 +95,8 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   docstring says why both keep CFR's weights); ``--merge-rows`` makes an iteration's equal rows one,
   weighted by their number, and draws minibatches by weight; ``--predictive-steps N`` plays
   predictive regret matching, the regret network's output plus ``2 / (t + 1)`` times a last-regret
-  network fitted with ``N`` Adam steps per iteration to that iteration's regret rows alone.  What
+  network fitted with ``N`` Adam steps per iteration to that iteration's regret rows alone;
+  ``--regret-ema d`` plays on a moving average of the regret network's weights.  What
   each did on the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
   Measured on one die each with the highest face wild (seed 0, 4 minutes, prototype of the same
@@ -227,9 +228,9 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
-(both, ``--merge-rows`` and ``--predictive-steps``, for ``escher`` only), layer sizes for ``--hidden``
-and ``--critic-hidden``.  Losses or networks that stop being finite stop the run with an error (exit
-code 2), keeping the last checkpoint.
+(both, ``--merge-rows``, ``--predictive-steps`` and ``--regret-ema`` in [0, 1), for ``escher``
+only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
+finite stop the run with an error (exit code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
 or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]``, or (README) ``--method escher
@@ -350,6 +351,7 @@ class Args:
     own_dice: str = "dealt"  # escher: regret rows for the traverser's dealt dice | all (each of its rolls)
     merge_rows: bool = False  # escher: an iteration's equal rows become one, by their number; minibatches by weight
     predictive_steps: int = 0  # escher: Adam steps fitting the last-regret network per iteration (0: plain RM)
+    regret_ema: float = 0.0  # escher: sigma_t plays on a moving average (this decay per step) of the regret network
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -379,6 +381,8 @@ def parse_args(argv=None) -> Args:
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
                              "predictive_steps"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
+    if not 0.0 <= args.regret_ema < 1.0:
+        raise ValueError(f"--regret-ema must be at least 0 and below 1, got {args.regret_ema}")
     if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
             if on:
@@ -398,7 +402,8 @@ def parse_args(argv=None) -> Args:
             raise ValueError(f"--{name.replace('_', '-')} must be one of {', '.join(choices)}, got {value!r}")
         if value != default and args.method != "escher":
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
-    for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps)):
+    for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps),
+                     ("--regret-ema", args.regret_ema)):
         if on and args.method != "escher":
             raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
     game = game_of(args)
@@ -436,11 +441,13 @@ def wild_flags(argv) -> list:
 def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
-    defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows`` and
-    ``--predictive-steps`` took the dice as dealt, merged no rows and played plain regret matching."""
+    defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
+    ``--predictive-steps`` and ``--regret-ema`` took the dice as dealt, merged no rows and played
+    plain regret matching on the regret network itself."""
     if not isinstance(saved, dict):
         return saved
-    saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0, **saved}
+    saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
+             "regret_ema": 0.0, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -860,7 +867,7 @@ def new_modules(args: Args, game, states) -> dict:
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
-            merge=args.merge_rows, predictive_steps=args.predictive_steps))}
+            merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema))}
 
     net = build_network(game.config(), args.hidden)
     with torch.no_grad():  # start at the uniform policy

@@ -62,11 +62,25 @@ def test_a_reservoir_that_keeps_every_row_is_the_table(capsys):
     assert sample["average"] == pytest.approx(0.0710, abs=2e-3)
 
 
-@pytest.mark.parametrize("argv", [["--games", "0"], ["--every", "-1"], ["--wild", "twos"], ["--reservoir", "-1"]])
+def test_a_network_fitted_to_the_exact_means_costs_what_the_fit_costs(capsys):
+    """``--network``: regret matching on a 32x32 MLP fitted every iteration (32 Adam steps) to the
+    table's exact mean regrets reached 0.050 after 100 iterations, against the table's 0.032; with
+    ``--predictive`` 0.011 against 0.0053 (measured)."""
+    found = []
+    for predictive in ([], ["--predictive"]):
+        assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100",
+                          "--network", "32,32", *predictive]) == 0
+        found.append(json.loads(capsys.readouterr().out)["average"])
+    assert found == pytest.approx([0.0497, 0.0110], abs=5e-3)
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--every", "-1"], ["--wild", "twos"], ["--reservoir", "-1"],
+                                  ["--fit-steps", "0"], ["--network", "abc"],
+                                  ["--network", "16", "--reservoir", "100"]])
 def test_bad_options(argv, capsys):
     with pytest.raises(SystemExit) as raised:
         diag.main(argv)
-    assert raised.value.code == 2 and argv[0] in capsys.readouterr().err
+    assert raised.value.code == 2 and argv[0] in capsys.readouterr().err.splitlines()[-1]
 
 
 def test_unequal_dice_are_refused(capsys):

@@ -236,6 +236,8 @@ def test_settings_name_a_bad_choice():
         EscherSettings(own_dice="some")
     with pytest.raises(ValueError, match="predictive_steps"):
         EscherSettings(predictive_steps=-1)
+    with pytest.raises(ValueError, match="regret_ema"):
+        EscherSettings(regret_ema=1.0)
 
 
 @pytest.mark.parametrize("other_dice, own_dice", [("sampled", "dealt"), ("posterior", "all")])
@@ -315,3 +317,23 @@ def test_predictive_regret_matching_adds_the_last_iterations_regrets_at_its_shar
     plain = Escher(game, "32,32", "16", SMALL)
     assert plain.last_net is None and len(plain.networks()) == 3 and "last" not in plain.optimisers
     assert "last_net" not in plain.state_dict() and "last_net" in learner.state_dict()
+
+
+def test_sigma_plays_on_the_moving_average_of_the_regret_networks_weights():
+    """``regret_ema = d``: after every Adam step of the regret network its average moves a share
+    ``1 - d`` of the way to it, and ``sigma_t`` is regret matching on the average."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3)
+    learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "regret_ema": 0.5, "regret_steps": 1}))
+    before = [p.detach().clone() for p in learner.regret_ema.parameters()]
+    learner.iterate(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    for old, new, fitted in zip(before, learner.regret_ema.parameters(), learner.regret_net.parameters()):
+        assert torch.allclose(new, 0.5 * old + 0.5 * fitted)
+    assert not all(torch.equal(a, b) for a, b in zip(learner.regret_ema.parameters(), learner.regret_net.parameters()))
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    with torch.no_grad():
+        on_average = regret_matching(learner.regret_ema(torch.from_numpy(states.obs)).double(),
+                                     torch.from_numpy(states.mask.astype(bool))).numpy()
+    assert np.allclose(learner.current_policy(states.obs, states.mask), on_average)
+    assert learner.regret_ema in learner.networks() and "regret_ema" in learner.state_dict()

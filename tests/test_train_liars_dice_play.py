@@ -212,8 +212,10 @@ RESUME = ["--method", "mmd", "--steps", "12000", "--eval-every", "4", "--average
 RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *TINY]
 #: --method escher, its reservoirs small enough to be full (about 400 rows added to each per update, more with
 #: one per roll), its targets averaged over the other player's rolls, equal rows merged, predictive regret matching
+#: on a moving average of the regret network
 RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2",
-                 "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4", *TINY]
+                 "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4",
+                 "--regret-ema", "0.9", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER}
 
 
@@ -323,7 +325,7 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--alpha-final", "0.5"), ("--alpha-final", "-0.01"), ("--lr-floor", "0"), ("--lr-floor", "1.5"),
     ("--regret-discount", "-1"), ("--dice", "0"), ("--dice", "1,2,1"), ("--dice", "two"), ("--wild", "twos"),
     ("--value-steps", "0"), ("--regret-steps", "0"), ("--other-dice", "dealt"), ("--own-dice", "some"),
-    ("--predictive-steps", "-1"),
+    ("--predictive-steps", "-1"), ("--regret-ema", "1"), ("--regret-ema", "-0.1"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
@@ -336,7 +338,7 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mccfr", ["--central-critic"]), ("escher", ["--average"]),
                                           ("escher", ["--central-critic"]), ("mmd", ["--other-dice", "posterior"]),
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
-                                          ("mmd", ["--predictive-steps", "8"])])
+                                          ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -361,7 +363,7 @@ def test_wild_keeps_its_old_spellings(lp):
     assert lp.parse_args(["--wild", "--steps", "1"]).run_dir == "runs/liars_dice_play_mmd_6_wild"
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
-             "predictive_steps": 0}
+             "predictive_steps": 0, "regret_ema": 0.0}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
