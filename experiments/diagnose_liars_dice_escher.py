@@ -53,8 +53,18 @@ it, in that variant's run).
 measures what the network's fit alone costs, with no noise in the targets.  Measured (wild, seed
 0, 32 steps): 0.107 after 500 iterations and 0.074 after 1,000, against the table's 0.070 and
 0.043; with ``--predictive`` (exact last regrets added to the network's mean) 0.064 and 0.038,
-against 0.032 and 0.018.  The learner itself (targets from sampled rows of single iterations, and
-the value network) was at 0.16 after 500 iterations with the same sampling.
+against 0.032 and 0.018.  With ``--fit-steps 128`` the network kept up with the table: 0.156
+after 100 iterations and 0.114 after 200 (32 steps: 0.223 and 0.156; the table: 0.114 after 200).
+A 2x256 network with 32 steps: 0.207, 0.132 and 0.104 after 100, 200 and 300 (the table: 0.091
+after 300).  So a 2x128 network can hold the mean regrets; what it needs is enough fitting.  The
+learner itself (targets from sampled rows of single iterations, and the value network) was at
+0.16 after 500 iterations with the same sampling and 32 steps.
+
+``--network-targets rows`` fits the network as the learner fits its regret network, to a reservoir
+(``--average-buffer``'s 2 M rows) of every iteration's regrets, one row per visited information
+state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so what remains
+between it and the learner is the value network.  ``--fit-lr`` sets Adam's rate (``1e-3``, the
+learner's).
 """
 
 from __future__ import annotations
@@ -85,7 +95,7 @@ class TabularEscher:
     """ESCHER's iteration on tables with exact regrets (see the module docstring)."""
 
     def __init__(self, game, games: int, reservoir: int = 0, predictive: bool = False, network: str = "",
-                 fit_steps: int = 32):
+                 fit_steps: int = 32, targets: str = "mean", fit_lr: float = 1e-3, rows_buffer: int = 2_000_000):
         from dice_envs.agents.liars_dice_learned import InfoStates
         from dice_envs.agents.liars_dice_solver import PublicTree
         from dice_envs.liars_dice_batched import LiarsDiceBatch
@@ -111,8 +121,11 @@ class TabularEscher:
 
             self.reservoir = Reservoir(reservoir, 8, self.mask.shape[1], "the diagnostic's reservoir")
         # with a ``network``, sigma_t is regret matching on an MLP fitted every iteration to the table's
-        # mean regrets (exact targets), as the learner's regret network is fitted to its reservoir
-        self.net, self.fit_steps = None, fit_steps
+        # mean regrets (exact targets), or (targets="rows") to a reservoir of every iteration's exact
+        # regrets, one row per visited information state, as the learner's regret network is fitted
+        self.net, self.fit_steps, self.targets, self.rows = None, fit_steps, targets, None
+        if targets not in ("mean", "rows"):
+            raise ValueError(f"--network-targets must be mean or rows, got {targets!r}")
         if network:
             import torch
 
@@ -127,8 +140,12 @@ class TabularEscher:
             with torch.no_grad():  # the uniform policy, as the learner's regret network starts
                 self.net.mlp[-1].weight.zero_()
                 self.net.mlp[-1].bias.zero_()
-            self.optimiser = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+            self.optimiser = torch.optim.Adam(self.net.parameters(), lr=fit_lr)
             self.inputs = torch.from_numpy(self.states.obs)
+            if targets == "rows":
+                from dice_envs.agents.liars_dice_escher import Reservoir
+
+                self.rows = Reservoir(rows_buffer, 8, self.mask.shape[1], "the diagnostic's rows")
 
     def policy(self) -> np.ndarray:
         """Regret matching on the table, or (``predictive``) on its weighted mean plus the last
@@ -148,17 +165,28 @@ class TabularEscher:
 
     def fit(self, rng: np.random.Generator, minibatch: int = 4096) -> float:
         """``fit_steps`` Adam steps of the network on the table's mean regrets, each minibatch's rows
-        drawn in proportion to their total weight (as the learner's rows are, by ``t`` and visits);
-        returns the last loss."""
+        drawn in proportion to their total weight (as the learner's rows are, by ``t`` and visits),
+        or (``targets="rows"``) on rows of the reservoir drawn by weight, as the learner draws them
+        with ``--merge-rows``; returns the last loss."""
         import torch
 
-        cumulative = np.cumsum(self.weight)
-        mean = torch.from_numpy((self.regret / np.maximum(self.weight, 1e-300)[:, None]).astype(np.float32))
+        if self.rows is not None:
+            n = len(self.rows)
+            at = self.rows.obs[:n].view(np.int64)[:, 0]
+            cumulative = self.rows.by_weight()
+            target = torch.from_numpy(self.rows.target[:n])
+        else:
+            at = None
+            cumulative = np.cumsum(self.weight)
+            target = torch.from_numpy((self.regret / np.maximum(self.weight, 1e-300)[:, None]).astype(np.float32))
         mask = torch.from_numpy(self.mask)
         loss = torch.zeros(())
         for _ in range(self.fit_steps):
-            i = torch.from_numpy(np.searchsorted(cumulative, rng.random(minibatch) * cumulative[-1], side="right"))
-            loss = ((((self.net(self.inputs[i]) - mean[i]) * mask[i]) ** 2).sum(1)).mean()
+            drawn = np.minimum(np.searchsorted(cumulative, rng.random(minibatch) * cumulative[-1], side="right"),
+                               len(cumulative) - 1)
+            i = torch.from_numpy(drawn if at is None else at[drawn])
+            y = target[torch.from_numpy(drawn)]
+            loss = ((((self.net(self.inputs[i]) - y) * mask[i]) ** 2).sum(1)).mean()
             self.optimiser.zero_grad()
             loss.backward()
             self.optimiser.step()
@@ -183,6 +211,9 @@ class TabularEscher:
         count = np.repeat(visits[visits > 0], tree.R)  # each row's visits
         self.last = regret
         self.weight[rows] += t * count
+        if self.rows is not None:  # one row per visited information state, weighted by its visits
+            self.rows.add(rows.astype(np.int64)[:, None].view(np.uint8), self.mask[rows],
+                          regret[rows].astype(np.float32), t * count, rng)
         if self.reservoir is None:
             self.regret[rows] += t * count[:, None] * regret[rows]
         else:
@@ -242,8 +273,15 @@ def main(argv=None) -> int:
                         help="hidden layers (128,128) of an MLP that sigma_t plays regret matching on, fitted every "
                              "iteration to the table's exact mean regrets: what the regret network's fit alone costs")
     parser.add_argument("--fit-steps", type=int, default=32, help="--network: Adam steps per iteration")
+    parser.add_argument("--network-targets", default="mean", choices=["mean", "rows"],
+                        help="--network fitted to the table's exact means, or to a reservoir of every iteration's "
+                             "exact regrets, one row per visited information state (the learner's rows, no value "
+                             "network)")
+    parser.add_argument("--fit-lr", type=float, default=1e-3, help="--network: Adam's learning rate")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if not args.fit_lr > 0:
+        parser.error(f"--fit-lr must be above 0, got {args.fit_lr}")
     if args.reservoir < 0:
         parser.error(f"--reservoir must be at least 0, got {args.reservoir}")
     for name in ("games", "iterations", "every", "fit_steps"):
@@ -256,7 +294,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(1)  # as the learner's runs
     try:
         learner = TabularEscher(LiarsDiceGame(faces=args.faces, wild=args.wild), args.games, args.reservoir,
-                                args.predictive, args.network, args.fit_steps)
+                                args.predictive, args.network, args.fit_steps, args.network_targets, args.fit_lr)
     except ValueError as error:
         parser.error(str(error))
     rng = np.random.default_rng(args.seed)
