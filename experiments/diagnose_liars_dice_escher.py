@@ -61,7 +61,7 @@ learner itself (targets from sampled rows of single iterations, and the value ne
 0.16 after 500 iterations with the same sampling and 32 steps.
 
 ``--network-targets rows`` fits the network as the learner fits its regret network, to a reservoir
-(``--average-buffer``'s 2 M rows) of every iteration's regrets, one row per visited information
+of 2 M rows (the learner's ``--average-buffer``) of every iteration's regrets, one row per visited information
 state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so what remains
 between it and the learner is the value network.  ``--fit-lr`` sets Adam's rate (``1e-3``, the
 learner's).
