@@ -63,8 +63,10 @@ learner itself (targets from sampled rows of single iterations, and the value ne
 ``--network-targets rows`` fits the network as the learner fits its regret network, to a reservoir
 of 2 M rows (the learner's ``--average-buffer``) of every iteration's regrets, one row per visited information
 state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so what remains
-between it and the learner is the value network.  ``--fit-lr`` sets Adam's rate (``1e-3``, the
-learner's).
+between it and the learner is the value network.  Measured (wild, seed 0): 0.190 after 200
+iterations and 0.124 after 500 with 32 steps (on exact means 0.156 and 0.107; the learner 0.200
+and 0.159), 0.131 after 200 with 128 steps (on exact means 0.114).  ``--fit-lr`` sets Adam's rate
+(``1e-3``, the learner's).
 """
 
 from __future__ import annotations
