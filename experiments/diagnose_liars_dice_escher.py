@@ -65,7 +65,7 @@ of 2 M rows (the learner's ``--average-buffer``) of every iteration's regrets, o
 state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so what remains
 between it and the learner is the value network.  Measured (wild, seed 0): 0.190 after 200
 iterations and 0.124 after 500 with 32 steps (on exact means 0.156 and 0.107; the learner 0.200
-and 0.159), 0.131 after 200 with 128 steps (on exact means 0.114).  ``--fit-lr`` sets Adam's rate
+and 0.159), 0.131 after 200 and 0.101 after 400 with 128 steps (on exact means 0.114 after 200).  ``--fit-lr`` sets Adam's rate
 (``1e-3``, the learner's); with ``3e-4`` and 32 steps, rows: 0.312 after 200 and 0.188 after 500.
 A lower rate does not help: the fit is short of steps, not stuck at a noise floor.
 """
