@@ -61,13 +61,14 @@ learner itself (targets from sampled rows of single iterations, and the value ne
 0.16 after 500 iterations with the same sampling and 32 steps.
 
 ``--network-targets rows`` fits the network as the learner fits its regret network, to a reservoir
-of 2 M rows (the learner's ``--average-buffer``) of every iteration's regrets, one row per visited information
-state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so what remains
-between it and the learner is the value network.  Measured (wild, seed 0): 0.190 after 200
-iterations and 0.124 after 500 with 32 steps (on exact means 0.156 and 0.107; the learner 0.200
-and 0.159), 0.131 after 200 and 0.101 after 400 with 128 steps (on exact means 0.114 after 200).  ``--fit-lr`` sets Adam's rate
-(``1e-3``, the learner's); with ``3e-4`` and 32 steps, rows: 0.312 after 200 and 0.188 after 500.
-A lower rate does not help: the fit is short of steps, not stuck at a noise floor.
+of 2 M rows (the learner's ``--average-buffer``) of every iteration's regrets, one row per visited
+information state weighted by ``t`` and its visits, drawn by weight; but the regrets are exact, so
+what remains between it and the learner is the value network.  Measured (wild, seed 0): 0.190
+after 200 iterations and 0.124 after 500 with 32 steps (on exact means 0.156 and 0.107; the
+learner 0.200 and 0.159), 0.131 after 200 and 0.101 after 400 with 128 steps (on exact means
+0.114 after 200).  ``--fit-lr`` sets Adam's rate (``1e-3``, the learner's); with ``3e-4`` and 32
+steps, rows: 0.312 after 200 and 0.188 after 500.  A lower rate does not help: the fit is short of
+steps, not stuck at a noise floor.
 """
 
 from __future__ import annotations
