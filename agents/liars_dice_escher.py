@@ -101,7 +101,7 @@ from dice_envs.resources import check_resources
 from .liars_dice_learned import build_network
 
 __all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "SampledStep",
-           "expected_sarsa_targets", "regret_matching", "sampled_games"]
+           "draw_by_weight", "expected_sarsa_targets", "regret_matching", "sampled_games"]
 
 
 #: where the regret targets take the other player's hidden dice: as dealt, or averaged over every roll
@@ -205,7 +205,7 @@ class Reservoir:
             i = rng.integers(0, len(self), n)
             weight = self.weight[i]
         else:
-            i = np.minimum(np.searchsorted(by_weight, rng.random(n) * by_weight[-1], side="right"), len(self) - 1)
+            i = draw_by_weight(by_weight, n, rng)
             weight = np.ones(n, np.float32)
         return (torch.from_numpy(self.obs[i].astype(np.float32)), torch.from_numpy(self.mask[i]),
                 torch.from_numpy(self.target[i]), torch.from_numpy(weight))
@@ -236,6 +236,12 @@ class Reservoir:
         for name, array in parts.items():
             getattr(self, name)[:n] = array
         self.seen = seen
+
+
+def draw_by_weight(cumulative: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` row indices drawn with replacement, each in proportion to its weight, given the rows'
+    cumulative weights."""
+    return np.minimum(np.searchsorted(cumulative, rng.random(n) * cumulative[-1], side="right"), len(cumulative) - 1)
 
 
 class _Decisions:

@@ -174,6 +174,8 @@ class TabularEscher:
         with ``--merge-rows``; returns the last loss."""
         import torch
 
+        from dice_envs.agents.liars_dice_escher import draw_by_weight
+
         if self.rows is not None:
             n = len(self.rows)
             at = self.rows.obs[:n].view(np.int64)[:, 0]
@@ -186,8 +188,7 @@ class TabularEscher:
         mask = torch.from_numpy(self.mask)
         loss = torch.zeros(())
         for _ in range(self.fit_steps):
-            drawn = np.minimum(np.searchsorted(cumulative, rng.random(minibatch) * cumulative[-1], side="right"),
-                               len(cumulative) - 1)
+            drawn = draw_by_weight(cumulative, minibatch, rng)
             i = torch.from_numpy(drawn if at is None else at[drawn])
             y = target[torch.from_numpy(drawn)]
             loss = ((((self.net(self.inputs[i]) - y) * mask[i]) ** 2).sum(1)).mean()
