@@ -83,6 +83,28 @@ meant as the steadier estimate of that mean.  Measured on the wild game it was w
 ``d = 0.95`` and 0.253 with 0.99 after 250 iterations, against 0.189): the weights move far within
 a few iterations, and the average of the weights is not the average of the functions.
 
+With ``regret_plus=True`` the learner plays regret matching+ (Tammelin 2014; CFR+'s rule) instead:
+the regret network holds each information state's *sum* of regrets, every iteration weighted
+alike and the sum floored at 0 after each, which no reservoir of single iterations' rows can give
+(the floor makes the sum depend on the order of the iterations).  So the network is fitted to
+*bootstrapped* targets (:meth:`Escher._fit_plus`): at every row drawn from the regret reservoir,
+the network's own output before this iteration's fit, plus the iteration's regrets at that
+information state (none where no game visited it), floored at 0.  Each traverser decision's
+regrets are weighted by ``1 / (games * rho)``, ``rho`` the traverser's reach by its uniform
+draws so far (``1 / legal actions`` at each of its earlier decisions): summed over an iteration's
+games, that is an unbiased estimate of the other player's and chance's reach, the weight CFR
+gives the information state's regrets.  It also keeps the targets of rarely visited states out of
+the network's noise floor: weighted by visits alone, states deep in the bidding have sums too small
+for the network to hold.  On tables with exact regrets (the diagnostic's ``--plus``) regret
+matching+ reached 0.0075 after 1,000 iterations against 0.043 for plain regret matching, and a
+2x128 network fitted this way 0.041 after 400 (0.120 fitted to the exact linear means).  The
+reservoir keeps the rows only for their inputs and as the draw's weights; their stored regrets are
+the iteration's, for inspection.
+
+``average_power = p`` weights iteration ``t``'s policy ``t ** p`` in the average-policy
+reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
+with a quadratic average).
+
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
 """
@@ -128,6 +150,8 @@ class EscherSettings:
     merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
     predictive_steps: int = 0  # Adam steps fitting the last-regret network per iteration (0: plain regret matching)
     regret_ema: float = 0.0  # sigma_t plays on an exponential moving average of the regret network's weights (0: off)
+    regret_plus: bool = False  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
+    average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -138,6 +162,10 @@ class EscherSettings:
             raise ValueError(f"predictive_steps must be at least 0, got {self.predictive_steps}")
         if not 0.0 <= self.regret_ema < 1.0:
             raise ValueError(f"regret_ema must be in [0, 1), got {self.regret_ema}")
+        if self.regret_plus and (self.predictive_steps or self.regret_ema):
+            raise ValueError("regret_plus does not combine with predictive_steps or regret_ema")
+        if not 0.0 <= self.average_power <= 4.0:
+            raise ValueError(f"average_power must be in [0, 4], got {self.average_power}")
 
 
 def regret_matching(regrets, mask):
@@ -260,6 +288,7 @@ class _Decisions:
         self.sigma_by_roll: List[np.ndarray] = []
         self.action: List[np.ndarray] = []
         self.traverser: List[np.ndarray] = []  # the mover is the game's traverser
+        self.explore: List[np.ndarray] = []  # the traverser's reach by its uniform draws so far
         self.payoff: List[np.ndarray] = []  # the mover's payoff from this step (0 unless it ended the game)
         self.ended: List[np.ndarray] = []
 
@@ -290,17 +319,12 @@ class Escher:
             raise ValueError(f"ESCHER here is for two-player Liar's Dice, got {game.num_players} players")
         self.game, self.settings = game, settings
         config = game.config()
-        self.regret_net = build_network(config, hidden)
+        # the regret and average networks start at the uniform policy
+        self.regret_net = build_network(config, hidden, zero_output=True)
         self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
-        self.average_net = build_network(config, hidden)
+        self.average_net = build_network(config, hidden, zero_output=True)
         # (predictive_steps) the last iteration's regrets, starting at zero
-        self.last_net = build_network(config, hidden) if settings.predictive_steps else None
-        for net in (self.regret_net, self.average_net, self.last_net):  # outputs 0: the uniform policy, no prediction
-            if net is None:
-                continue
-            with torch.no_grad():
-                net.mlp[-1].weight.zero_()
-                net.mlp[-1].bias.zero_()
+        self.last_net = build_network(config, hidden, zero_output=True) if settings.predictive_steps else None
         # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
         self.regret_ema = None
         if settings.regret_ema:
@@ -328,6 +352,7 @@ class Escher:
         self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir")
         self.iterations = 0
         self._playing = False  # inside iterate(): sigma_t is that of self.iterations
+        self._increments: _Increments | None = None  # (regret_plus) the iteration's weighted regrets
 
     # -- the policy ------------------------------------------------------------------------------
 
@@ -370,8 +395,11 @@ class Escher:
             decisions = self._play(batch, rng)
             losses = {"value_loss": self._fit_value(decisions, rng)}
             last = self._add_samples(decisions, rng)
-            losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
-                                              self.settings.regret_steps, rng, _squared_error, self.regret_ema)
+            if self.settings.regret_plus:
+                losses["regret_loss"] = self._fit_plus(rng)
+            else:
+                losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
+                                                  self.settings.regret_steps, rng, _squared_error, self.regret_ema)
             losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
                                                self.settings.average_steps, rng, _cross_entropy)
             if self.last_net is not None:  # after the regret rows, which sigma_t (with the old fit) made
@@ -386,8 +414,11 @@ class Escher:
         # the log of each roll's chance times the non-traverser's reach with it, game by game
         log_reach = self.roll_log_prob[1 - np.arange(batch.num_envs) % 2].copy()
         out = _Decisions()
+        explore = np.ones(batch.num_envs)
         for step in sampled_games(batch, rng, self.current_policy):
             games, traversing, action = step.games, step.traversing, step.action
+            out.explore.append(explore[games])
+            explore[games[traversing]] /= step.mask[traversing].sum(1)
             if track_rolls:
                 out.posterior.append(_normalised(log_reach[games]))
                 playing = np.flatnonzero(~traversing)  # the other player's decisions: its reach with each roll
@@ -465,13 +496,15 @@ class Escher:
             rows, masks, targets, weight = obs[~trav], mask[~trav], sigma[~trav], np.ones(int((~trav).sum()))
         keep = self._kept(rows, weight)
         self.policies.add(rows[keep].astype(np.uint8), masks[keep], targets[keep].astype(np.float32),
-                          t * weight[keep], rng)
+                          t ** self.settings.average_power * weight[keep], rng)
         # the regret rows: the traverser's decisions, or (all) each of its rolls by its chance
         obs, other, mask, sigma, seat = obs[trav], other[trav], mask[trav], sigma[trav], seat[trav]
         posterior = np.concatenate(d.posterior)[trav] if self.settings.other_dice == "posterior" else None
         weight = np.ones(len(obs))
+        if self.settings.regret_plus:  # visits / (games * the traverser's reach) estimate the counterfactual reach
+            weight = 1.0 / (self.settings.games * np.concatenate(d.explore)[trav])
         if all_rolls:  # the same decision had the traverser held each roll
-            weight = np.exp(self.roll_log_prob[seat]).reshape(-1) * K
+            weight = np.repeat(weight, K) * np.exp(self.roll_log_prob[seat]).reshape(-1) * K
             obs = self._with_rolls(obs, seat).reshape(len(weight), -1)
             other, mask, seat = (np.repeat(x, K, axis=0) for x in (other, mask, seat))
             posterior = None if posterior is None else np.repeat(posterior, K, axis=0)
@@ -485,6 +518,10 @@ class Escher:
             q = self._values(obs, other)
             regret = (q - (q * sigma * mask).sum(1, keepdims=True)) * mask
         obs, regret = obs.astype(np.uint8), regret.astype(np.float32)
+        if self.settings.regret_plus:
+            self._increments = _Increments(obs, weight[keep, None] * regret)
+            self.regrets.add(obs, mask, regret, weight[keep], rng)
+            return None
         self.regrets.add(obs, mask, regret, t * weight[keep], rng)
         if self.last_net is None or not len(obs):
             return None
@@ -541,6 +578,35 @@ class Escher:
         net.eval()
         return float(loss.detach())
 
+    def _fit_plus(self, rng: np.random.Generator) -> float:
+        """(``regret_plus``) ``regret_steps`` Adam steps of the regret network toward regret
+        matching+'s sums: at every row drawn from the regret reservoir by weight, the network's
+        output before this fit plus this iteration's weighted regrets at that information state
+        (none where it was not visited), floored at 0."""
+        import copy
+
+        import torch
+
+        increments = self._increments
+        if increments is None or not len(self.regrets):
+            return 0.0
+        before = copy.deepcopy(self.regret_net)
+        net, opt = self.regret_net, self.optimisers["regret"]
+        by_weight = self.regrets.by_weight()  # (weights span orders of magnitude: always drawn by them)
+        net.train()
+        loss = torch.zeros(())
+        for _ in range(self.settings.regret_steps):
+            obs, mask, _, weight = self.regrets.sample(self.settings.minibatch, rng, by_weight)
+            with torch.no_grad():
+                added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
+                target = torch.clamp(before(obs) + added, min=0.0)
+            loss = (_squared_error(net(obs), mask, target) * weight).sum() / weight.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.eval()
+        return float(loss.detach())
+
     # -- checkpoints ------------------------------------------------------------------------------
 
     def state_dict(self) -> dict:
@@ -567,6 +633,37 @@ class Escher:
         self.regrets.load_state_dict(state["regrets"])
         self.policies.load_state_dict(state["policies"])
         self.iterations = int(state["iterations"])
+
+
+class _Increments:
+    """(``regret_plus``) One iteration's weighted regrets by information state, looked up by
+    observation: rows with equal observations are summed, and an observation the iteration did not
+    visit gets zeros."""
+
+    #: the weights of the observation's bytes in its 64-bit key (fixed, so that keys agree across runs)
+    _KEY = np.random.default_rng(20261126).integers(1, 2 ** 62, 256, dtype=np.int64) | 1
+
+    def __init__(self, obs: np.ndarray, regret: np.ndarray):
+        keys, inverse = np.unique(self.keys(obs), return_inverse=True)
+        self.sorted_keys = keys
+        self.regret = np.zeros((len(keys), regret.shape[1]), np.float32)
+        np.add.at(self.regret, inverse.reshape(-1), regret)
+
+    @classmethod
+    def keys(cls, obs: np.ndarray) -> np.ndarray:
+        """Each row's 64-bit key (a random linear hash of its bytes, wrapping around)."""
+        if obs.shape[1] > len(cls._KEY):
+            raise ValueError(f"observations of more than {len(cls._KEY)} entries are not keyed")
+        return obs.astype(np.int64) @ cls._KEY[:obs.shape[1]]
+
+    def at(self, obs: np.ndarray) -> np.ndarray:
+        """The summed weighted regrets at each row's observation, ``(n, A)`` float32."""
+        keys = self.keys(obs)
+        if not len(self.sorted_keys):
+            return np.zeros((len(obs), self.regret.shape[1]), np.float32)
+        at = np.minimum(np.searchsorted(self.sorted_keys, keys), len(self.sorted_keys) - 1)
+        found = self.sorted_keys[at] == keys
+        return np.where(found[:, None], self.regret[at], np.float32(0.0))
 
 
 class SampledStep(NamedTuple):

@@ -200,7 +200,7 @@ class InfoStates:
         return out.reshape(N * R, -1) * self.mask
 
 
-def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
+def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_output: bool = False):
     """MLP on the observation plus one derived feature: a one-hot of the last bid
     (the highest bid flag set), which the rules make decisive and which an MLP
     would otherwise have to extract from the bid flags itself.
@@ -211,7 +211,11 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
 
     With ``extra_inputs`` > 0 the network also takes ``forward(obs, extra)``, an
     ``(n, extra_inputs)`` tensor appended to its input (a critic that sees more than
-    the mover's observation, as ``train_liars_dice_play.py --central-critic``)."""
+    the mover's observation, as ``train_liars_dice_play.py --central-critic``).
+
+    With ``zero_output`` the last layer's weights and biases start at 0: every output is 0, the
+    uniform policy under a softmax or regret matching (drawing no random numbers, so the networks
+    built after it start as they would without it)."""
     import torch
     import torch.nn as nn
 
@@ -242,7 +246,12 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0):
             last = bits * (after < 0.5).float()
             return self.mlp(torch.cat([obs, last] + ([extra] if extra_inputs else []), dim=1))
 
-    return Net()
+    net = Net()
+    if zero_output:
+        with torch.no_grad():
+            net.mlp[-1].weight.zero_()
+            net.mlp[-1].bias.zero_()
+    return net
 
 
 def masked_log_probs(net, obs, mask):

@@ -245,10 +245,7 @@ def train(args: Args) -> dict:
     tree, states = scorer.tree, scorer.states
     start_run_dir(run)
     torch.manual_seed(args.seed)
-    net = build_network(game.config(), args.hidden)
-    with torch.no_grad():  # start (and put the first magnet) at the uniform policy
-        net.mlp[-1].weight.zero_()
-        net.mlp[-1].bias.zero_()
+    net = build_network(game.config(), args.hidden, zero_output=True)  # start (and put the first magnet) at uniform
     magnet = build_network(game.config(), args.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
     steps, elapsed, history = 0, 0.0, []

@@ -96,7 +96,11 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   weighted by their number, and draws minibatches by weight; ``--predictive-steps N`` plays
   predictive regret matching, the regret network's output plus ``2 / (t + 1)`` times a last-regret
   network fitted with ``N`` Adam steps per iteration to that iteration's regret rows alone;
-  ``--regret-ema d`` plays on a moving average of the regret network's weights.  What
+  ``--regret-ema d`` plays on a moving average of the regret network's weights;
+  ``--regret-plus`` plays regret matching+ (CFR+'s rule): the regret network holds each
+  information state's floored sum of regrets, weighted by estimates of the counterfactual reach,
+  and is fitted to its own output before the fit plus the iteration's regrets, floored at 0;
+  ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
   each did on the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
   Measured on one die each with the highest face wild (seed 0, 4 minutes, prototype of the same
@@ -228,9 +232,10 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
-(both, ``--merge-rows``, ``--predictive-steps`` and ``--regret-ema`` in [0, 1), for ``escher``
-only), layer sizes for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being
-finite stop the run with an error (exit code 2), keeping the last checkpoint.
+(both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` in [0, 1), ``--regret-plus``
+(not with the two before) and ``--average-power`` in [0, 4], for ``escher`` only), layer sizes
+for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being finite stop the run
+with an error (exit code 2), keeping the last checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
 or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]``, or (README) ``--method escher
@@ -352,6 +357,8 @@ class Args:
     merge_rows: bool = False  # escher: an iteration's equal rows become one, by their number; minibatches by weight
     predictive_steps: int = 0  # escher: Adam steps fitting the last-regret network per iteration (0: plain RM)
     regret_ema: float = 0.0  # escher: sigma_t plays on a moving average (this decay per step) of the regret network
+    regret_plus: bool = False  # escher: regret matching+ (floored sums, bootstrapped targets) on the regret network
+    average_power: float = 1.0  # escher: iteration t's policy is weighted t ** average_power in the average
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -383,6 +390,10 @@ def parse_args(argv=None) -> Args:
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
     if not 0.0 <= args.regret_ema < 1.0:
         raise ValueError(f"--regret-ema must be at least 0 and below 1, got {args.regret_ema}")
+    if not 0.0 <= args.average_power <= 4.0:
+        raise ValueError(f"--average-power must be between 0 and 4, got {args.average_power}")
+    if args.regret_plus and (args.predictive_steps or args.regret_ema):
+        raise ValueError("--regret-plus does not combine with --predictive-steps or --regret-ema")
     if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
             if on:
@@ -403,7 +414,8 @@ def parse_args(argv=None) -> Args:
         if value != default and args.method != "escher":
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
     for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps),
-                     ("--regret-ema", args.regret_ema)):
+                     ("--regret-ema", args.regret_ema), ("--regret-plus", args.regret_plus),
+                     ("--average-power", args.average_power != 1.0)):
         if on and args.method != "escher":
             raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
     game = game_of(args)
@@ -442,12 +454,13 @@ def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
     defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
-    ``--predictive-steps`` and ``--regret-ema`` took the dice as dealt, merged no rows and played
-    plain regret matching on the regret network itself."""
+    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus`` and ``--average-power`` took the
+    dice as dealt, merged no rows, played plain regret matching on the regret network itself and
+    weighted the average linearly."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
-             "regret_ema": 0.0, **saved}
+             "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -867,12 +880,10 @@ def new_modules(args: Args, game, states) -> dict:
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
-            merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema))}
+            merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
+            regret_plus=args.regret_plus, average_power=args.average_power))}
 
-    net = build_network(game.config(), args.hidden)
-    with torch.no_grad():  # start at the uniform policy
-        net.mlp[-1].weight.zero_()
-        net.mlp[-1].bias.zero_()
+    net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
     critic = build_network(game.config(), args.critic_hidden)
     magnet = build_network(game.config(), args.hidden)
     magnet.load_state_dict(net.state_dict())

@@ -75,10 +75,25 @@ def test_a_network_fitted_to_the_exact_means_costs_what_the_fit_costs(capsys):
     assert found == pytest.approx([0.0497, 0.0110, 0.0645], abs=5e-3)
 
 
+def test_regret_matching_plus_converges_faster_on_the_table_and_on_a_network(capsys):
+    """``--plus`` (sums floored at 0, every iteration alike) on the same 100 iterations: 0.011
+    against the learner's rule's 0.032, 0.0033 with the average weighted by ``t ** 2``, and
+    0.0074 on a 32x32 network fitted to bootstrapped targets, against 0.050 for the network fitted to
+    the exact linear means (measured); its current policy is at the equilibrium."""
+    found = []
+    for options in (["--plus"], ["--plus", "--average-power", "2"],
+                    ["--plus", "--average-power", "2", "--network", "32,32"]):
+        assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100", *options]) == 0
+        found.append(json.loads(capsys.readouterr().out))
+    assert [line["average"] for line in found] == pytest.approx([0.0112, 0.00335, 0.0074], abs=1e-3)
+    assert found[0]["current"] < 1e-6
+
+
 @pytest.mark.parametrize("argv", [["--games", "0"], ["--every", "-1"], ["--wild", "twos"], ["--reservoir", "-1"],
                                   ["--fit-steps", "0"], ["--network", "abc"],
                                   ["--network", "16", "--reservoir", "100"], ["--network-targets", "sums"],
-                                  ["--fit-lr", "0"]])
+                                  ["--fit-lr", "0"], ["--plus", "--regret-power", "2"],
+                                  ["--plus", "--reservoir", "100"], ["--plus", "--network", "16", "--predictive"]])
 def test_bad_options(argv, capsys):
     with pytest.raises(SystemExit) as raised:
         diag.main(argv)

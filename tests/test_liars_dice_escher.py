@@ -337,3 +337,65 @@ def test_sigma_plays_on_the_moving_average_of_the_regret_networks_weights():
                                      torch.from_numpy(states.mask.astype(bool))).numpy()
     assert np.allclose(learner.current_policy(states.obs, states.mask), on_average)
     assert learner.regret_ema in learner.networks() and "regret_ema" in learner.state_dict()
+
+
+def test_regret_matching_plus_fits_the_floored_sums_of_counterfactually_weighted_regrets():
+    """``regret_plus``: a traverser decision's weight is ``1 / (games * its reach by its uniform
+    draws)`` (an unbiased estimate of the counterfactual reach), and the regret network is fitted
+    toward its own output before the fit plus the iteration's weighted regrets, floored at 0: from
+    zero outputs, the floored weighted regrets of the first iteration."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    plus = EscherSettings(**{**SMALL.__dict__, "buffer": 200_000, "other_dice": "posterior", "own_dice": "all",
+                             "merge": True, "regret_plus": True, "regret_steps": 300})
+    learner = Escher(game, "32,32", "16", plus)
+    decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    # the traverser's reach: the product of 1 / (legal actions) over its earlier decisions in the game
+    reach = {}
+    for games, mask, traversing, explore in zip(decisions.games, decisions.mask, decisions.traverser,
+                                                decisions.explore):
+        expected = np.array([reach.get(g, 1.0) for g in games])
+        assert np.allclose(explore, expected)
+        for g, legal in zip(games[traversing], mask[traversing].sum(1)):
+            reach[g] = reach.get(g, 1.0) / legal
+    learner.iterations, learner._playing = 1, True
+    learner._add_samples(decisions, np.random.default_rng(1))
+    n = len(learner.regrets)
+    assert 0 < n < learner.regrets.capacity
+    obs, mask = learner.regrets.obs[:n], learner.regrets.mask[:n]
+    added = learner._increments.at(obs)
+    assert np.allclose(added, learner.regrets.weight[:n, None] * learner.regrets.target[:n], rtol=1e-5, atol=1e-7)
+    K = learner.rolls.shape[1]  # (each decision's rows, one per roll, weigh K times its chance: K in all)
+    assert learner.regrets.weight[:n].sum() == pytest.approx(
+        K * sum((1.0 / (SMALL.games * e[t])).sum() for e, t in zip(decisions.explore, decisions.traverser)), rel=1e-4)
+    learner._fit_plus(np.random.default_rng(2))
+    with torch.no_grad():
+        fitted = learner.regret_net(torch.from_numpy(obs.astype(np.float32))).numpy() * mask
+    target = np.clip(added, 0.0, None) * mask
+    assert np.abs(fitted - target).mean() < 0.25 * np.abs(target).mean()
+    # an observation the iteration did not visit adds nothing; equal observations add up
+    unseen = obs[:1].copy()
+    unseen[0, -1] = 255
+    assert (learner._increments.at(unseen) == 0).all()
+    twice = type(learner._increments)(np.concatenate([obs[:1], obs[:1]]), np.ones((2, game.num_actions), np.float32))
+    assert (twice.at(obs[:1]) == 2.0).all()
+
+
+def test_the_average_weights_iteration_t_by_t_to_the_average_power():
+    game = LiarsDiceGame(faces=3)
+    weights = []
+    for power in (1.0, 2.0):
+        torch.manual_seed(4)
+        learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "average_power": power}))
+        learner.iterations = 3
+        learner._add_samples(learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0)),
+                             np.random.default_rng(1))
+        weights.append(learner.policies.weight[:len(learner.policies)].copy())
+    assert np.allclose(weights[1], 3.0 * weights[0])
+
+
+def test_regret_matching_plus_settings_are_checked():
+    with pytest.raises(ValueError, match="regret_plus does not combine"):
+        EscherSettings(regret_plus=True, predictive_steps=4)
+    with pytest.raises(ValueError, match="average_power"):
+        EscherSettings(average_power=-1.0)

@@ -137,10 +137,7 @@ def test_exploration_bookkeeping(lp):
     from dice_envs.liars_dice_batched import LiarsDiceBatch
 
     game = LiarsDiceGame(faces=3)
-    net = build_network(game.config(), "8")
-    with torch.no_grad():
-        net.mlp[-1].weight.zero_()
-        net.mlp[-1].bias.zero_()
+    net = build_network(game.config(), "8", zero_output=True)
     batch = LiarsDiceBatch(64, game=game)
     ro = lp.play(batch, net, np.random.default_rng(0), explore=1.0)
     assert torch.allclose(ro.weight, torch.ones_like(ro.weight), atol=1e-6)
@@ -216,7 +213,11 @@ RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *T
 RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2",
                  "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4",
                  "--regret-ema", "0.9", *TINY]
-RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER}
+#: --method escher with regret matching+ (bootstrapped targets from the regret network before each fit) and the
+#: average weighted by t squared
+RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
+                      "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2", *TINY]
+RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +231,7 @@ def reference(lp, tmp_path_factory):
 
 
 @pytest.mark.parametrize("how", ["killed after a checkpoint", "ctrl-c"])
-@pytest.mark.parametrize("method", ["mmd", "mccfr", "escher"])
+@pytest.mark.parametrize("method", list(RESUMES))
 def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, method):
     run = tmp_path / "run"
     argv = ["--run-dir", str(run), *RESUMES[method]]
@@ -325,7 +326,8 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--alpha-final", "0.5"), ("--alpha-final", "-0.01"), ("--lr-floor", "0"), ("--lr-floor", "1.5"),
     ("--regret-discount", "-1"), ("--dice", "0"), ("--dice", "1,2,1"), ("--dice", "two"), ("--wild", "twos"),
     ("--value-steps", "0"), ("--regret-steps", "0"), ("--other-dice", "dealt"), ("--own-dice", "some"),
-    ("--predictive-steps", "-1"), ("--regret-ema", "1"), ("--regret-ema", "-0.1"),
+    ("--predictive-steps", "-1"), ("--regret-ema", "1"), ("--regret-ema", "-0.1"), ("--average-power", "5"),
+    ("--average-power", "-1"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
@@ -338,10 +340,19 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mccfr", ["--central-critic"]), ("escher", ["--average"]),
                                           ("escher", ["--central-critic"]), ("mmd", ["--other-dice", "posterior"]),
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
-                                          ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"])])
+                                          ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"]),
+                                          ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("given", [["--predictive-steps", "4"], ["--regret-ema", "0.9"]])
+def test_regret_plus_refuses_the_other_regret_rules(lp, tmp_path, capsys, given):
+    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", "escher",
+                                     "--regret-plus", *given])
+    assert code == 2 and "--regret-plus" in err and given[0] in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
 
 
@@ -363,7 +374,7 @@ def test_wild_keeps_its_old_spellings(lp):
     assert lp.parse_args(["--wild", "--steps", "1"]).run_dir == "runs/liars_dice_play_mmd_6_wild"
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
-             "predictive_steps": 0, "regret_ema": 0.0}
+             "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
