@@ -503,8 +503,9 @@ WILD = ["--wild"]
     ("liars_dice_play_mccfr_nowild.pt", [], 0.0006670),  # tables, seed 1, 30 minutes
     ("liars_dice_play_mccfr_distilled_wild.pt", WILD, 0.0106366),  # distill_liars_dice_table.py, defaults
     ("liars_dice_play_mccfr_distilled_nowild.pt", [], 0.0013987),
-    # ESCHER, 2x128 networks, 30 minutes, --other-dice posterior --own-dice all --merge-rows --regret-steps 128, seed 0
-    ("liars_dice_play_escher_wild.pt", WILD, 0.1046111),
+    # ESCHER, 2x128 networks, 30 minutes, --other-dice posterior --own-dice all --merge-rows --regret-steps 128
+    # --regret-plus --average-power 2, seed 1
+    ("liars_dice_play_escher_wild.pt", WILD, 0.0425571),
     ("liars_dice_play_escher_nowild.pt", [], 0.0066690),
     ("liars_dice_play_escher_1v2_aces.pt", ["--dice", "1", "2", "--wild", "aces"], 0.0741628),  # 60 minutes
     ("liars_dice_play_escher_2v1_aces.pt", ["--dice", "2", "1", "--wild", "aces"], 0.1289431),
