@@ -104,6 +104,14 @@ iteration costs a third more (the frozen copy's forward pass on every minibatch)
 reservoir keeps the rows only for their inputs and as the draw's weights; their stored regrets are
 the iteration's, for inspection.
 
+``reach_floor = f`` floors ``rho`` at ``f`` in those weights.  Since ``rho`` depends only on the
+traverser's own bids, which the information state holds, any function of it is a constant factor
+of the information state's sum, and regret matching+ (the positive parts, normalised; the floor at
+0) does not change under a positive factor: on a table the policy would be the same.  For the
+network it bounds the weight of the rare deep decisions: without it, on 1v2 (up to 19 actions),
+one decision could weigh 85 where the median weighs 0.0002, and its targets pulled the network's
+outputs at other states far from theirs.
+
 ``average_power = p`` weights iteration ``t``'s policy ``t ** p`` in the average-policy
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
@@ -155,6 +163,7 @@ class EscherSettings:
     regret_ema: float = 0.0  # sigma_t plays on an exponential moving average of the regret network's weights (0: off)
     regret_plus: bool = False  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
     average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
+    reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -167,6 +176,8 @@ class EscherSettings:
             raise ValueError(f"regret_ema must be in [0, 1), got {self.regret_ema}")
         if self.regret_plus and (self.predictive_steps or self.regret_ema):
             raise ValueError("regret_plus does not combine with predictive_steps or regret_ema")
+        if not 0.0 <= self.reach_floor < 1.0:
+            raise ValueError(f"reach_floor must be in [0, 1), got {self.reach_floor}")
         if not 0.0 <= self.average_power <= 4.0:
             raise ValueError(f"average_power must be in [0, 4], got {self.average_power}")
 
@@ -505,7 +516,8 @@ class Escher:
         posterior = np.concatenate(d.posterior)[trav] if self.settings.other_dice == "posterior" else None
         weight = np.ones(len(obs))
         if self.settings.regret_plus:  # visits / (games * the traverser's reach) estimate the counterfactual reach
-            weight = 1.0 / (self.settings.games * np.concatenate(d.explore)[trav])
+            rho = np.maximum(np.concatenate(d.explore)[trav], self.settings.reach_floor)
+            weight = 1.0 / (self.settings.games * rho)
         if all_rolls:  # the same decision had the traverser held each roll
             weight = np.repeat(weight, K) * np.exp(self.roll_log_prob[seat]).reshape(-1) * K
             obs = self._with_rolls(obs, seat).reshape(len(weight), -1)

@@ -100,6 +100,7 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   ``--regret-plus`` plays regret matching+ (CFR+'s rule): the regret network holds each
   information state's floored sum of regrets, weighted by estimates of the counterfactual reach,
   and is fitted to its own output before the fit plus the iteration's regrets, floored at 0;
+  ``--reach-floor f`` floors the traverser's reach at ``f`` in those weights;
   ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
   each did on the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
@@ -233,7 +234,8 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
 (both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` in [0, 1), ``--regret-plus``
-(not with the two before) and ``--average-power`` in [0, 4], for ``escher`` only), layer sizes
+(not with the two before), ``--reach-floor`` in [0, 1) (only with ``--regret-plus``) and
+``--average-power`` in [0, 4], for ``escher`` only), layer sizes
 for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being finite stop the run
 with an error (exit code 2), keeping the last checkpoint.
 
@@ -359,6 +361,7 @@ class Args:
     regret_ema: float = 0.0  # escher: sigma_t plays on a moving average (this decay per step) of the regret network
     regret_plus: bool = False  # escher: regret matching+ (floored sums, bootstrapped targets) on the regret network
     average_power: float = 1.0  # escher: iteration t's policy is weighted t ** average_power in the average
+    reach_floor: float = 0.0  # escher --regret-plus: the traverser's reach is floored at this in the weights
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -394,6 +397,10 @@ def parse_args(argv=None) -> Args:
         raise ValueError(f"--average-power must be between 0 and 4, got {args.average_power}")
     if args.regret_plus and (args.predictive_steps or args.regret_ema):
         raise ValueError("--regret-plus does not combine with --predictive-steps or --regret-ema")
+    if not 0.0 <= args.reach_floor < 1.0:
+        raise ValueError(f"--reach-floor must be at least 0 and below 1, got {args.reach_floor}")
+    if args.reach_floor and not args.regret_plus:
+        raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
     if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
             if on:
@@ -460,7 +467,7 @@ def legacy_args(saved: dict) -> dict:
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
-             "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, **saved}
+             "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -881,7 +888,7 @@ def new_modules(args: Args, game, states) -> dict:
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
-            regret_plus=args.regret_plus, average_power=args.average_power))}
+            regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor))}
 
     net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
     critic = build_network(game.config(), args.critic_hidden)

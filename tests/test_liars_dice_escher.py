@@ -399,3 +399,25 @@ def test_regret_matching_plus_settings_are_checked():
         EscherSettings(regret_plus=True, predictive_steps=4)
     with pytest.raises(ValueError, match="average_power"):
         EscherSettings(average_power=-1.0)
+    with pytest.raises(ValueError, match="reach_floor"):
+        EscherSettings(reach_floor=1.0)
+
+
+def test_the_reach_floor_caps_the_weights_of_deep_decisions():
+    """``reach_floor = f``: a decision's weight is ``1 / (games * max(rho, f))``, a constant of its
+    information state (``rho`` depends on the traverser's own bids only), so regret matching+'s
+    policy on a table would not change; it keeps the rare deep decisions' weights bounded."""
+    game = LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces")
+    weights = []
+    for floor in (0.0, 0.05):
+        torch.manual_seed(4)
+        learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "regret_plus": True,
+                                                             "reach_floor": floor}))
+        learner.iterations = 1
+        decisions = learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+        learner._add_samples(decisions, np.random.default_rng(1))
+        weights.append(learner.regrets.weight[:len(learner.regrets)].copy())
+        rho = np.concatenate(decisions.explore)[np.concatenate(decisions.traverser)]
+    assert weights[0] == pytest.approx(1.0 / (SMALL.games * rho), rel=1e-5)
+    assert weights[1] == pytest.approx(1.0 / (SMALL.games * np.maximum(rho, 0.05)), rel=1e-5)
+    assert weights[0].max() > 1.0 / (SMALL.games * 0.05) >= weights[1].max()

@@ -216,7 +216,8 @@ RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", 
 #: --method escher with regret matching+ (bootstrapped targets from the regret network before each fit) and the
 #: average weighted by t squared
 RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
-                      "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2", *TINY]
+                      "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2",
+                      "--reach-floor", "0.001", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
 
 
@@ -327,7 +328,7 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--regret-discount", "-1"), ("--dice", "0"), ("--dice", "1,2,1"), ("--dice", "two"), ("--wild", "twos"),
     ("--value-steps", "0"), ("--regret-steps", "0"), ("--other-dice", "dealt"), ("--own-dice", "some"),
     ("--predictive-steps", "-1"), ("--regret-ema", "1"), ("--regret-ema", "-0.1"), ("--average-power", "5"),
-    ("--average-power", "-1"),
+    ("--average-power", "-1"), ("--reach-floor", "1"), ("--reach-floor", "0.01"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
@@ -374,7 +375,8 @@ def test_wild_keeps_its_old_spellings(lp):
     assert lp.parse_args(["--wild", "--steps", "1"]).run_dir == "runs/liars_dice_play_mmd_6_wild"
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
-             "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0}
+             "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0,
+             "reach_floor": 0.0}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
