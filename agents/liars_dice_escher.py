@@ -333,7 +333,7 @@ class Escher:
             raise ValueError(f"ESCHER here is for two-player Liar's Dice, got {game.num_players} players")
         self.game, self.settings = game, settings
         config = game.config()
-        # the regret and average networks start at the uniform policy
+        # the regret and average networks start with every output 0 (the average one: the uniform policy)
         self.regret_net = build_network(config, hidden, zero_output=True)
         self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
         self.average_net = build_network(config, hidden, zero_output=True)

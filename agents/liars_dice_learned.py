@@ -213,9 +213,9 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_ou
     ``(n, extra_inputs)`` tensor appended to its input (a critic that sees more than
     the mover's observation, as ``train_liars_dice_play.py --central-critic``).
 
-    With ``zero_output`` the last layer's weights and biases start at 0: every output is 0, the
-    uniform policy under a softmax or regret matching (drawing no random numbers, so the networks
-    built after it start as they would without it)."""
+    With ``zero_output`` the last layer's weights and biases start at 0: every output is 0 (under
+    a softmax, the uniform policy; no random numbers are drawn for it, so the networks built
+    after it start as they would without it)."""
     import torch
     import torch.nn as nn
 
