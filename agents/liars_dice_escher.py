@@ -570,18 +570,22 @@ class Escher:
         return regret
 
     def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of,
-             ema=None) -> float:
+             ema=None, target_of=None) -> float:
         """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given an
-        ``ema`` copy, its moving average of the weights after each)."""
+        ``ema`` copy, its moving average of the weights after each).  Given ``target_of``, the
+        targets are ``target_of(obs)`` instead of the rows' own, and rows are always drawn by weight."""
         import torch
 
         if reservoir is None or not len(reservoir):
             return 0.0
         net.train()
         loss = torch.zeros(())
-        by_weight = reservoir.by_weight() if self.settings.merge else None
+        by_weight = reservoir.by_weight() if self.settings.merge or target_of is not None else None
         for _ in range(steps):
             obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng, by_weight)
+            if target_of is not None:
+                with torch.no_grad():
+                    target = target_of(obs)
             loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
             opt.zero_grad()
             loss.backward()
@@ -603,24 +607,17 @@ class Escher:
         import torch
 
         increments = self._increments
-        if increments is None or not len(self.regrets):
+        if increments is None:
             return 0.0
         before = copy.deepcopy(self.regret_net)
-        net, opt = self.regret_net, self.optimisers["regret"]
-        by_weight = self.regrets.by_weight()  # (weights span orders of magnitude: always drawn by them)
-        net.train()
-        loss = torch.zeros(())
-        for _ in range(self.settings.regret_steps):
-            obs, mask, _, weight = self.regrets.sample(self.settings.minibatch, rng, by_weight)
-            with torch.no_grad():
-                added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
-                target = torch.clamp(before(obs) + added, min=0.0)
-            loss = (_squared_error(net(obs), mask, target) * weight).sum() / weight.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        net.eval()
-        return float(loss.detach())
+
+        def target_of(obs):
+            added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
+            return torch.clamp(before(obs) + added, min=0.0)
+
+        # (weights span orders of magnitude: the rows are always drawn by them)
+        return self._fit(self.regret_net, self.optimisers["regret"], self.regrets, self.settings.regret_steps, rng,
+                         _squared_error, target_of=target_of)
 
     # -- checkpoints ------------------------------------------------------------------------------
 

@@ -159,13 +159,7 @@ class TabularEscher:
         # weights them by; and those estimates summed, by which rows are drawn
         self.increment = np.zeros(self.mask.shape)
         self.reach = np.zeros(len(self.mask))
-        uniform = self.states.to_tree_policy(self.mask / self.mask.sum(1, keepdims=True))
-        self.explore = np.ones(len(self.mask))
-        for player in (0, 1):
-            own = self.tree.top_down(np.ones(self.tree.R),
-                                     np.where(self.tree.edge_mask[player] > 0, uniform.edge, 1.0)).reshape(-1)
-            acting = self.states.acting == player
-            self.explore[acting] = own[acting]
+        self.explore = self.own_reach(self.mask / self.mask.sum(1, keepdims=True))
         # predictive regret matching: the last iteration's regrets, and each row's total weight
         self.predictive = predictive
         self.last = np.zeros(self.mask.shape)
@@ -230,14 +224,20 @@ class TabularEscher:
         """``fit_steps`` Adam steps of the network on the table's mean regrets, each minibatch's rows
         drawn in proportion to their total weight (as the learner's rows are, by ``t`` and visits),
         or (``targets="rows"``) on rows of the reservoir drawn by weight, as the learner draws them
-        with ``--merge-rows``; returns the last loss."""
+        with ``--merge-rows``, or (``plus``) as ``--regret-plus`` fits the learner's: to the network's
+        own output before the fit plus the iteration's weighted regrets (none where it did not
+        visit), floored at 0, rows drawn by their summed reach estimates; returns the last loss."""
         import torch
 
         from dice_envs.agents.liars_dice_escher import draw_by_weight
 
-        if self.plus:
-            return self._fit_plus(rng, minibatch)
-        if self.rows is not None:
+        if self.plus:  # the network's own output before the fit plus the iteration's weighted regrets, floored
+            with torch.inference_mode():
+                previous = self.net(self.inputs).double().numpy()
+            at = None
+            cumulative = np.cumsum(self.reach)
+            target = torch.from_numpy((np.clip(previous + self.increment, 0.0, None) * self.mask).astype(np.float32))
+        elif self.rows is not None:
             n = len(self.rows)
             at = self.rows.obs[:n].view(np.int64)[:, 0]
             cumulative = self.rows.by_weight()
@@ -258,28 +258,16 @@ class TabularEscher:
             self.optimiser.step()
         return float(loss.detach())
 
-    def _fit_plus(self, rng: np.random.Generator, minibatch: int) -> float:
-        """Regret matching+ on the network, as ``--regret-plus`` fits the learner's: the target is
-        the network's own output before the fit plus the iteration's weighted regrets (none where
-        it did not visit), floored at 0; rows drawn by their summed reach estimates."""
-        import torch
-
-        from dice_envs.agents.liars_dice_escher import draw_by_weight
-
-        with torch.inference_mode():
-            previous = self.net(self.inputs).double().numpy()
-        target = np.clip(previous + self.increment, 0.0, None) * self.mask
-        target = torch.from_numpy(target.astype(np.float32))
-        cumulative = np.cumsum(self.reach)
-        mask = torch.from_numpy(self.mask)
-        loss = torch.zeros(())
-        for _ in range(self.fit_steps):
-            i = torch.from_numpy(draw_by_weight(cumulative, minibatch, rng))
-            loss = ((((self.net(self.inputs[i]) - target[i]) * mask[i]) ** 2).sum(1)).mean()
-            self.optimiser.zero_grad()
-            loss.backward()
-            self.optimiser.step()
-        return float(loss.detach())
+    def own_reach(self, probs: np.ndarray) -> np.ndarray:
+        """Each row's reach by its acting player's own actions under ``probs`` (one row per
+        information state), the chance and the other player's actions left out."""
+        policy, tree = self.states.to_tree_policy(probs), self.tree
+        out = np.ones(len(self.mask))
+        for player in (0, 1):
+            own = tree.top_down(np.ones(tree.R), np.where(tree.edge_mask[player] > 0, policy.edge, 1.0)).reshape(-1)
+            acting = self.states.acting == player
+            out[acting] = own[acting]
+        return out
 
     def average_policy(self) -> np.ndarray:
         total = self.average.sum(1, keepdims=True)
@@ -301,9 +289,10 @@ class TabularEscher:
         rows = (np.flatnonzero(visits)[:, None] * tree.R + np.arange(tree.R)[None, :]).reshape(-1)
         count = np.repeat(visits[visits > 0], tree.R)  # each row's visits
         self.last = regret
-        self.increment[:] = 0.0
-        self.increment[rows] = count[:, None] * regret[rows] / (self.games * self.explore[rows, None])
-        self.reach[rows] += count / (self.games * self.explore[rows])
+        if self.plus and self.net is not None:  # the bootstrapped fit's increments and draw weights
+            self.increment[:] = 0.0
+            self.increment[rows] = count[:, None] * regret[rows] / (self.games * self.explore[rows, None])
+            self.reach[rows] += count / (self.games * self.explore[rows])
         self.weight[rows] += t * count
         if self.rows is not None:  # one row per visited information state, weighted by its visits
             self.rows.add(rows.astype(np.int64)[:, None].view(np.uint8), self.mask[rows],
@@ -314,11 +303,7 @@ class TabularEscher:
                 np.clip(self.regret, 0.0, None, out=self.regret)
         else:
             self._add_to_reservoir(np.repeat(rows, count), regret, t, rng)
-        policy = states.to_tree_policy(sigma)
-        for player in (0, 1):
-            own = tree.top_down(np.ones(tree.R), np.where(tree.edge_mask[player] > 0, policy.edge, 1.0))
-            acting = states.acting == player
-            self.average[acting] += t_average * own.reshape(-1)[acting, None] * sigma[acting]
+        self.average += t_average * self.own_reach(sigma)[:, None] * sigma
         if self.net is not None:
             self.fit(rng)
 
