@@ -134,7 +134,7 @@ from dice_envs.resources import check_resources
 from .liars_dice_learned import build_network
 
 __all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "SampledStep",
-           "draw_by_weight", "expected_sarsa_targets", "regret_matching", "sampled_games"]
+           "draw_by_weight", "expected_sarsa_targets", "regret_matching", "sampled_games", "unique_rows"]
 
 
 #: where the regret targets take the other player's hidden dice: as dealt, or averaged over every roll
@@ -551,7 +551,7 @@ class Escher:
         keep = np.flatnonzero(weight > 0)
         if not self.settings.merge or not len(keep):
             return keep
-        _, first, inverse = np.unique(keys[keep].astype(np.uint8), axis=0, return_index=True, return_inverse=True)
+        first, inverse = unique_rows(keys[keep].astype(np.uint8))
         weight[keep[first]] = np.bincount(inverse.reshape(-1), weight[keep], len(first))
         return keep[first]
 
@@ -645,6 +645,19 @@ class Escher:
         self.regrets.load_state_dict(state["regrets"])
         self.policies.load_state_dict(state["policies"])
         self.iterations = int(state["iterations"])
+
+
+def unique_rows(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The sets of equal rows of ``rows`` (``(n, D)`` uint8), as ``np.unique(rows, axis=0,
+    return_index=True, return_inverse=True)`` gives them (the index of each set's first row, in
+    the sets' lexicographic order, and each row's set), about 10x faster: the rows are grouped by
+    a 64-bit hash of their bytes (:meth:`_Increments.keys`), and only the sets' first rows are
+    sorted lexicographically."""
+    _, first, inverse = np.unique(_Increments.keys(rows), return_index=True, return_inverse=True)
+    order = np.lexsort(rows[first].T[::-1])  # (lexsort's last key is the primary one)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
 
 
 class _Increments:

@@ -17,6 +17,7 @@ from dice_envs.agents.liars_dice_escher import (  # noqa: E402
     Reservoir,
     expected_sarsa_targets,
     regret_matching,
+    unique_rows,
 )
 from dice_envs.agents.liars_dice_learned import InfoStates, LearnedLiarsDicePolicy  # noqa: E402
 from dice_envs.agents.liars_dice_solver import PublicTree, exploitability  # noqa: E402
@@ -270,6 +271,15 @@ def test_merged_rows_carry_the_same_weighted_targets(other_dice, own_dice):
         (k0, w0, t0, n0), (k1, w1, t1, n1) = totals
         assert n1 < n0 and np.array_equal(k0, k1)  # fewer rows, the same inputs
         assert w1 == pytest.approx(w0, rel=1e-5) and t1 == pytest.approx(t0, rel=1e-4, abs=1e-4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 60), st.integers(1, 40), st.integers(1, 4), st.integers(0, 2 ** 32 - 1))
+def test_unique_rows_groups_equal_rows_as_numpy_does(n, width, values, seed):
+    rows = np.random.default_rng(seed).integers(0, values, (n, width)).astype(np.uint8)
+    first, inverse = unique_rows(rows)
+    _, numpy_first, numpy_inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    assert np.array_equal(first, numpy_first) and np.array_equal(inverse, numpy_inverse.reshape(-1))
 
 
 def test_sampling_by_weight_draws_rows_in_proportion_to_their_weights():
