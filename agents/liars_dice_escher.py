@@ -112,6 +112,13 @@ network it bounds the weight of the rare deep decisions: without it, on 1v2 (up 
 one decision could weigh 85 where the median weighs 0.0002, and its targets pulled the network's
 outputs at other states far from theirs.
 
+With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021):
+regret matching on ``2 R_t - R_{t-1}``, the regret network's output plus its change in the last
+fit (``frozen_net`` keeps the network as it was before that fit).  On a table the change is the last
+iteration's regret of an action wherever the floor did not bind, and where it did both rules give
+that action no weight, so this plays exactly as predictive regret matching+ (whose prediction is
+the last iteration's regrets), with the networks alone.
+
 ``average_power = p`` weights iteration ``t``'s policy ``t ** p`` in the average-policy
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
@@ -164,6 +171,7 @@ class EscherSettings:
     regret_plus: bool = False  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
     average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
+    predictive_plus: bool = False  # (regret_plus) sigma_t plays on the network plus its change in the last fit
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -176,6 +184,8 @@ class EscherSettings:
             raise ValueError(f"regret_ema must be in [0, 1), got {self.regret_ema}")
         if self.regret_plus and (self.predictive_steps or self.regret_ema):
             raise ValueError("regret_plus does not combine with predictive_steps or regret_ema")
+        if self.predictive_plus and not self.regret_plus:
+            raise ValueError("predictive_plus is for regret_plus (it predicts with the last fit's change)")
         if not 0.0 <= self.reach_floor < 1.0:
             raise ValueError(f"reach_floor must be in [0, 1), got {self.reach_floor}")
         if not 0.0 <= self.average_power <= 4.0:
@@ -339,6 +349,11 @@ class Escher:
         self.average_net = build_network(config, hidden, zero_output=True)
         # (predictive_steps) the last iteration's regrets, starting at zero
         self.last_net = build_network(config, hidden, zero_output=True) if settings.predictive_steps else None
+        # (regret_plus) the regret network as it was before the last fit: the fit's bootstrapped targets,
+        # and (predictive_plus) the prediction, start from it
+        self.frozen_net = build_network(config, hidden, zero_output=True) if settings.regret_plus else None
+        if self.frozen_net is not None:
+            self.frozen_net.requires_grad_(False)
         # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
         self.regret_ema = None
         if settings.regret_ema:
@@ -372,8 +387,9 @@ class Escher:
 
     def current_policy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``sigma_t``: regret matching on the regret network (plus, with ``predictive_steps``, the
-        last-regret network times :meth:`prediction_share`), ``(n, A)`` float64.  Between
-        iterations it is the policy the next iteration will play."""
+        last-regret network times :meth:`prediction_share`; with ``predictive_plus``, the regret
+        network's change in its last fit), ``(n, A)`` float64.  Between iterations it is the policy
+        the next iteration will play."""
         import torch
 
         with torch.inference_mode():
@@ -381,6 +397,8 @@ class Escher:
             regrets = (self.regret_net if self.regret_ema is None else self.regret_ema)(x).double()
             if self.last_net is not None:
                 regrets = regrets + self.prediction_share() * self.last_net(x).double()
+            if self.settings.predictive_plus:
+                regrets = 2.0 * regrets - self.frozen_net(x).double()
             out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
         return out.numpy()
 
@@ -392,7 +410,7 @@ class Escher:
 
     def networks(self) -> tuple:
         return (self.regret_net, self.value_net, self.average_net) + tuple(
-            net for net in (self.last_net, self.regret_ema) if net is not None)
+            net for net in (self.last_net, self.regret_ema, self.frozen_net) if net is not None)
 
     # -- one iteration ----------------------------------------------------------------------------
 
@@ -602,14 +620,13 @@ class Escher:
         matching+'s sums: at every row drawn from the regret reservoir by weight, the network's
         output before this fit plus this iteration's weighted regrets at that information state
         (none where it was not visited), floored at 0."""
-        import copy
-
         import torch
 
         increments = self._increments
         if increments is None:
             return 0.0
-        before = copy.deepcopy(self.regret_net)
+        before = self.frozen_net
+        before.load_state_dict(self.regret_net.state_dict())
 
         def target_of(obs):
             added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
@@ -628,6 +645,7 @@ class Escher:
                 "average_net": self.average_net.state_dict(),
                 **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
                 **({"regret_ema": self.regret_ema.state_dict()} if self.regret_ema is not None else {}),
+                **({"frozen_net": self.frozen_net.state_dict()} if self.settings.predictive_plus else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
                 "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
                 "iterations": torch.tensor(self.iterations)}
@@ -640,6 +658,8 @@ class Escher:
             self.last_net.load_state_dict(state["last_net"])
         if self.regret_ema is not None:
             self.regret_ema.load_state_dict(state["regret_ema"])
+        if self.settings.predictive_plus:
+            self.frozen_net.load_state_dict(state["frozen_net"])
         for name, opt in self.optimisers.items():
             opt.load_state_dict(state[f"opt_{name}"])
         self.regrets.load_state_dict(state["regrets"])

@@ -101,6 +101,8 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   information state's floored sum of regrets, weighted by estimates of the counterfactual reach,
   and is fitted to its own output before the fit plus the iteration's regrets, floored at 0;
   ``--reach-floor f`` floors the traverser's reach at ``f`` in those weights;
+  ``--predictive-plus`` plays predictive regret matching+ on it, the network's output plus its
+  change in the last fit;
   ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
   each did on the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
@@ -234,7 +236,8 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
 (both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` in [0, 1), ``--regret-plus``
-(not with the two before), ``--reach-floor`` in [0, 1) (only with ``--regret-plus``) and
+(not with the two before), ``--reach-floor`` in [0, 1) and ``--predictive-plus`` (both only with
+``--regret-plus``) and
 ``--average-power`` in [0, 4], for ``escher`` only), layer sizes
 for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being finite stop the run
 with an error (exit code 2), keeping the last checkpoint.
@@ -362,6 +365,7 @@ class Args:
     regret_plus: bool = False  # escher: regret matching+ (floored sums, bootstrapped targets) on the regret network
     average_power: float = 1.0  # escher: iteration t's policy is weighted t ** average_power in the average
     reach_floor: float = 0.0  # escher --regret-plus: the traverser's reach is floored at this in the weights
+    predictive_plus: bool = False  # escher --regret-plus: sigma_t plays on the regret network plus its last change
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -401,6 +405,8 @@ def parse_args(argv=None) -> Args:
         raise ValueError(f"--reach-floor must be at least 0 and below 1, got {args.reach_floor}")
     if args.reach_floor and not args.regret_plus:
         raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
+    if args.predictive_plus and not args.regret_plus:
+        raise ValueError("--predictive-plus is for --regret-plus (it predicts with the last fit's change)")
     if args.method in ("mccfr", "escher"):
         for flag, on in (("--average", args.average), ("--central-critic", args.central_critic)):
             if on:
@@ -461,13 +467,14 @@ def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
     defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
-    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor`` and
+    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus`` and
     ``--average-power`` took the dice as dealt, merged no rows, played plain regret matching on the regret network itself and
     weighted the average linearly."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
-             "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, **saved}
+             "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0,
+             "predictive_plus": False, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -888,7 +895,8 @@ def new_modules(args: Args, game, states) -> dict:
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
-            regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor))}
+            regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor,
+            predictive_plus=args.predictive_plus))}
 
     net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
     critic = build_network(game.config(), args.critic_hidden)

@@ -404,9 +404,40 @@ def test_the_average_weights_iteration_t_by_t_to_the_average_power():
     assert np.allclose(weights[1], 3.0 * weights[0])
 
 
+def test_predictive_regret_matching_plus_plays_on_the_network_plus_its_last_change():
+    """``predictive_plus``: sigma_t is regret matching on ``2 R_t - R_{t-1}``, the regret network
+    after and before its last fit; before any fit both are zero (the first legal action, as plain
+    regret matching+ plays), and the network before the fit is part of the learner's state."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    settings_ = EscherSettings(**{**SMALL.__dict__, "regret_plus": True, "predictive_plus": True})
+    learner = Escher(game, "16", "16", settings_)
+    states = InfoStates(PublicTree(game))
+    obs, mask = states.obs, states.mask.astype(bool)
+    plain = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "regret_plus": True}))
+    assert np.array_equal(learner.current_policy(obs, mask), plain.current_policy(obs, mask))
+    batch, rng = LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0)
+    for _ in range(2):
+        learner.iterate(batch, rng)
+    x = torch.from_numpy(obs.astype(np.float32))
+    with torch.no_grad():
+        after, before = learner.regret_net(x).double(), learner.frozen_net(x).double()
+    assert not torch.equal(after, before)
+    expected = regret_matching(2.0 * after - before, torch.from_numpy(mask)).numpy()
+    assert np.allclose(learner.current_policy(obs, mask), expected)
+    # the frozen network round-trips, so that a resumed run plays the same sigma_t
+    state = learner.state_dict()
+    again = Escher(game, "16", "16", settings_)
+    again.load_state_dict(state)
+    assert np.array_equal(again.current_policy(obs, mask), learner.current_policy(obs, mask))
+    assert "frozen_net" not in plain.state_dict()
+
+
 def test_regret_matching_plus_settings_are_checked():
     with pytest.raises(ValueError, match="regret_plus does not combine"):
         EscherSettings(regret_plus=True, predictive_steps=4)
+    with pytest.raises(ValueError, match="predictive_plus is for regret_plus"):
+        EscherSettings(predictive_plus=True)
     with pytest.raises(ValueError, match="average_power"):
         EscherSettings(average_power=-1.0)
     with pytest.raises(ValueError, match="reach_floor"):

@@ -213,11 +213,11 @@ RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *T
 RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2",
                  "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4",
                  "--regret-ema", "0.9", *TINY]
-#: --method escher with regret matching+ (bootstrapped targets from the regret network before each fit) and the
-#: average weighted by t squared
+#: --method escher with predictive regret matching+ (bootstrapped targets from the regret network before each fit,
+#: which is kept for the prediction) and the average weighted by t squared
 RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
                       "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2",
-                      "--reach-floor", "0.001", *TINY]
+                      "--reach-floor", "0.001", "--predictive-plus", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
 
 
@@ -349,6 +349,13 @@ def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     assert not (tmp_path / "run").exists()
 
 
+def test_predictive_plus_needs_regret_plus(lp, tmp_path, capsys):
+    code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", "escher",
+                                     "--predictive-plus"])
+    assert code == 2 and "--predictive-plus is for --regret-plus" in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize("given", [["--predictive-steps", "4"], ["--regret-ema", "0.9"]])
 def test_regret_plus_refuses_the_other_regret_rules(lp, tmp_path, capsys, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", "escher",
@@ -376,7 +383,7 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0,
-             "reach_floor": 0.0}
+             "reach_floor": 0.0, "predictive_plus": False}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
