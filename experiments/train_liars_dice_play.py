@@ -467,9 +467,9 @@ def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
     defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
-    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus`` and
-    ``--average-power`` took the dice as dealt, merged no rows, played plain regret matching on the regret network itself and
-    weighted the average linearly."""
+    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus``
+    and ``--average-power`` took the dice as dealt, merged no rows, played plain regret matching on
+    the regret network itself and weighted the average linearly."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
