@@ -119,6 +119,14 @@ iteration's regret of an action wherever the floor did not bind, and where it di
 that action no weight, so this plays exactly as predictive regret matching+ (whose prediction is
 the last iteration's regrets), with the networks alone.
 
+With ``average_ema = d > 0`` the learner's output (:attr:`Escher.output_net`, what is scored and
+saved) is an exponential moving average of the average-policy network's weights, updated after
+every Adam step of its fit (``ema <- d ema + (1 - d) w``).  Unlike the regret network's targets,
+which change every iteration, the average policy's change slowly, so the average of the weights
+over the last ``1 / (1 - d)`` steps smooths the fit's noise: with regret matching+ on the wild
+game, the average network's exploitability moved by up to 0.007 from one evaluation to the next
+near 0.02.
+
 ``average_power = p`` weights iteration ``t``'s policy ``t ** p`` in the average-policy
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
@@ -172,6 +180,7 @@ class EscherSettings:
     average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     predictive_plus: bool = False  # (regret_plus) sigma_t plays on the network plus its change in the last fit
+    average_ema: float = 0.0  # the learner's output is a moving average of the average network's weights (0: off)
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -180,8 +189,9 @@ class EscherSettings:
             raise ValueError(f"own_dice must be one of {list(OWN_DICE)}, got {self.own_dice!r}")
         if self.predictive_steps < 0:
             raise ValueError(f"predictive_steps must be at least 0, got {self.predictive_steps}")
-        if not 0.0 <= self.regret_ema < 1.0:
-            raise ValueError(f"regret_ema must be in [0, 1), got {self.regret_ema}")
+        for name in ("regret_ema", "average_ema"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
         if self.regret_plus and (self.predictive_steps or self.regret_ema):
             raise ValueError("regret_plus does not combine with predictive_steps or regret_ema")
         if self.predictive_plus and not self.regret_plus:
@@ -357,9 +367,9 @@ class Escher:
         # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
         self.regret_ema = None
         if settings.regret_ema:
-            self.regret_ema = build_network(config, hidden)
-            self.regret_ema.load_state_dict(self.regret_net.state_dict())
-            self.regret_ema.requires_grad_(False)
+            self.regret_ema = _frozen_copy(self.regret_net, config, hidden)
+        # (average_ema) the moving average of the average network's weights: the learner's output
+        self.average_ema = _frozen_copy(self.average_net, config, hidden) if settings.average_ema else None
         self.optimisers = {
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
@@ -408,9 +418,15 @@ class Escher:
         playing = self.iterations if self._playing else self.iterations + 1
         return 2.0 / (playing + 1)
 
+    @property
+    def output_net(self):
+        """The network that is scored and saved: the average-policy network, or (``average_ema``)
+        the moving average of its weights."""
+        return self.average_net if self.average_ema is None else self.average_ema
+
     def networks(self) -> tuple:
         return (self.regret_net, self.value_net, self.average_net) + tuple(
-            net for net in (self.last_net, self.regret_ema, self.frozen_net) if net is not None)
+            net for net in (self.last_net, self.regret_ema, self.frozen_net, self.average_ema) if net is not None)
 
     # -- one iteration ----------------------------------------------------------------------------
 
@@ -431,9 +447,11 @@ class Escher:
                 losses["regret_loss"] = self._fit_plus(rng)
             else:
                 losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
-                                                  self.settings.regret_steps, rng, _squared_error, self.regret_ema)
+                                                  self.settings.regret_steps, rng, _squared_error,
+                                                  (self.regret_ema, self.settings.regret_ema))
             losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
-                                               self.settings.average_steps, rng, _cross_entropy)
+                                               self.settings.average_steps, rng, _cross_entropy,
+                                               (self.average_ema, self.settings.average_ema))
             if self.last_net is not None:  # after the regret rows, which sigma_t (with the old fit) made
                 losses["last_regret_loss"] = self._fit(self.last_net, self.optimisers["last"], last,
                                                        self.settings.predictive_steps, rng, _squared_error)
@@ -588,9 +606,9 @@ class Escher:
         return regret
 
     def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of,
-             ema=None, target_of=None) -> float:
-        """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given an
-        ``ema`` copy, its moving average of the weights after each).  Given ``target_of``, the
+             ema=(None, 0.0), target_of=None) -> float:
+        """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given
+        ``ema = (copy, decay)`` with a copy, its moving average of the weights after each).  Given ``target_of``, the
         targets are ``target_of(obs)`` instead of the rows' own, and rows are always drawn by weight."""
         import torch
 
@@ -608,10 +626,10 @@ class Escher:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if ema is not None:
+            if ema[0] is not None:
                 with torch.no_grad():
-                    for mine, theirs in zip(ema.parameters(), net.parameters()):
-                        mine.lerp_(theirs, 1.0 - self.settings.regret_ema)
+                    for mine, theirs in zip(ema[0].parameters(), net.parameters()):
+                        mine.lerp_(theirs, 1.0 - ema[1])
         net.eval()
         return float(loss.detach())
 
@@ -646,6 +664,7 @@ class Escher:
                 **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
                 **({"regret_ema": self.regret_ema.state_dict()} if self.regret_ema is not None else {}),
                 **({"frozen_net": self.frozen_net.state_dict()} if self.settings.predictive_plus else {}),
+                **({"average_ema": self.average_ema.state_dict()} if self.average_ema is not None else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
                 "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
                 "iterations": torch.tensor(self.iterations)}
@@ -660,6 +679,8 @@ class Escher:
             self.regret_ema.load_state_dict(state["regret_ema"])
         if self.settings.predictive_plus:
             self.frozen_net.load_state_dict(state["frozen_net"])
+        if self.average_ema is not None:
+            self.average_ema.load_state_dict(state["average_ema"])
         for name, opt in self.optimisers.items():
             opt.load_state_dict(state[f"opt_{name}"])
         self.regrets.load_state_dict(state["regrets"])
@@ -678,6 +699,14 @@ def unique_rows(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return first[order], rank[inverse.reshape(-1)]
+
+
+def _frozen_copy(net, config, hidden: str):
+    """A copy of ``net`` (built as :func:`build_network` builds it) that no gradient reaches."""
+    copy = build_network(config, hidden)
+    copy.load_state_dict(net.state_dict())
+    copy.requires_grad_(False)
+    return copy
 
 
 class _Increments:

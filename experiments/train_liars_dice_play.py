@@ -102,7 +102,8 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   and is fitted to its own output before the fit plus the iteration's regrets, floored at 0;
   ``--reach-floor f`` floors the traverser's reach at ``f`` in those weights;
   ``--predictive-plus`` plays predictive regret matching+ on it, the network's output plus its
-  change in the last fit;
+  change in the last fit; ``--average-ema d`` scores and saves a moving average of the average
+  network's weights;
   ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
   each did on the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
@@ -235,7 +236,7 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 ``--average-buffer`` whose rows (and their copy in a checkpoint) would pass the memory limit
 (``DICE_ENVS_MAX_MEMORY``), the same for ESCHER's two reservoirs, ``--average`` and ``--central-critic``
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
-(both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` in [0, 1), ``--regret-plus``
+(both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` and ``--average-ema`` in [0, 1), ``--regret-plus``
 (not with the two before), ``--reach-floor`` in [0, 1) and ``--predictive-plus`` (both only with
 ``--regret-plus``) and
 ``--average-power`` in [0, 4], for ``escher`` only), layer sizes
@@ -366,6 +367,7 @@ class Args:
     average_power: float = 1.0  # escher: iteration t's policy is weighted t ** average_power in the average
     reach_floor: float = 0.0  # escher --regret-plus: the traverser's reach is floored at this in the weights
     predictive_plus: bool = False  # escher --regret-plus: sigma_t plays on the regret network plus its last change
+    average_ema: float = 0.0  # escher: scored and saved is a moving average (this decay per step) of the average net
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -395,8 +397,9 @@ def parse_args(argv=None) -> Args:
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
                              "predictive_steps"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
-    if not 0.0 <= args.regret_ema < 1.0:
-        raise ValueError(f"--regret-ema must be at least 0 and below 1, got {args.regret_ema}")
+    for flag, value in (("--regret-ema", args.regret_ema), ("--average-ema", args.average_ema)):
+        if not 0.0 <= value < 1.0:
+            raise ValueError(f"{flag} must be at least 0 and below 1, got {value}")
     if not 0.0 <= args.average_power <= 4.0:
         raise ValueError(f"--average-power must be between 0 and 4, got {args.average_power}")
     if args.regret_plus and (args.predictive_steps or args.regret_ema):
@@ -428,6 +431,7 @@ def parse_args(argv=None) -> Args:
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
     for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps),
                      ("--regret-ema", args.regret_ema), ("--regret-plus", args.regret_plus),
+                     ("--average-ema", args.average_ema),
                      ("--average-power", args.average_power != 1.0)):
         if on and args.method != "escher":
             raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
@@ -467,14 +471,15 @@ def legacy_args(saved: dict) -> dict:
     """A checkpoint's options as this version names them: runs from before ``--dice`` and the wild
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
     defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
-    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus``
-    and ``--average-power`` took the dice as dealt, merged no rows, played plain regret matching on
-    the regret network itself and weighted the average linearly."""
+    ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus``,
+    ``--average-ema`` and ``--average-power`` took the dice as dealt, merged no rows, played plain
+    regret matching on the regret network itself, weighted the average linearly and scored the
+    average network itself."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
              "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0,
-             "predictive_plus": False, **saved}
+             "predictive_plus": False, "average_ema": 0.0, **saved}
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -896,7 +901,7 @@ def new_modules(args: Args, game, states) -> dict:
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
             regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor,
-            predictive_plus=args.predictive_plus))}
+            predictive_plus=args.predictive_plus, average_ema=args.average_ema))}
 
     net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
     critic = build_network(game.config(), args.critic_hidden)
@@ -978,7 +983,7 @@ def train(args: Args) -> dict:
             save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
         saved["updates"], saved["at"] = updates, time.time()
 
-    scored = escher.average_net if escher else avg_net if args.average else net  # the network scored and saved
+    scored = escher.output_net if escher else avg_net if args.average else net  # the network scored and saved
     # the networks being trained, checked for finite weights every update
     trained = () if cfr is not None else escher.networks() if escher else (
         (net, critic) + ((avg_net,) if args.average else ()) + ((central,) if central else ()))

@@ -433,11 +433,46 @@ def test_predictive_regret_matching_plus_plays_on_the_network_plus_its_last_chan
     assert "frozen_net" not in plain.state_dict()
 
 
+def test_the_output_is_the_moving_average_of_the_average_networks_weights():
+    """``average_ema = d``: after every Adam step of the average network's fit, ``ema <- d ema +
+    (1 - d) w``; the moving average is what is scored and saved, and part of the learner's state."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    decay = 0.8
+    learner = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "average_ema": decay, "average_steps": 3}))
+    assert learner.output_net is learner.average_ema and learner.average_ema in learner.networks()
+    start = [p.detach().clone() for p in learner.average_ema.parameters()]
+    seen = []
+    step = learner.optimisers["average"].step
+
+    def step_and_record(*args, **kwargs):
+        out = step(*args, **kwargs)
+        seen.append([p.detach().clone() for p in learner.average_net.parameters()])
+        return out
+
+    learner.optimisers["average"].step = step_and_record
+    learner.iterate(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0))
+    assert len(seen) == 3
+    expected = start
+    for weights in seen:
+        expected = [decay * e + (1 - decay) * w for e, w in zip(expected, weights)]
+    for mine, theirs in zip(learner.average_ema.parameters(), expected):
+        assert torch.allclose(mine, theirs, atol=1e-6)
+    assert not all(torch.equal(a, b) for a, b in zip(learner.average_ema.parameters(),
+                                                     learner.average_net.parameters()))
+    again = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "average_ema": decay}))
+    again.load_state_dict(learner.state_dict())
+    assert all(torch.equal(a, b) for a, b in zip(again.average_ema.parameters(), learner.average_ema.parameters()))
+    assert Escher(game, "16", "16", SMALL).output_net is not None
+
+
 def test_regret_matching_plus_settings_are_checked():
     with pytest.raises(ValueError, match="regret_plus does not combine"):
         EscherSettings(regret_plus=True, predictive_steps=4)
     with pytest.raises(ValueError, match="predictive_plus is for regret_plus"):
         EscherSettings(predictive_plus=True)
+    with pytest.raises(ValueError, match="average_ema"):
+        EscherSettings(average_ema=1.0)
     with pytest.raises(ValueError, match="average_power"):
         EscherSettings(average_power=-1.0)
     with pytest.raises(ValueError, match="reach_floor"):

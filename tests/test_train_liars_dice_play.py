@@ -214,10 +214,10 @@ RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", 
                  "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4",
                  "--regret-ema", "0.9", *TINY]
 #: --method escher with predictive regret matching+ (bootstrapped targets from the regret network before each fit,
-#: which is kept for the prediction) and the average weighted by t squared
+#: which is kept for the prediction), the average weighted by t squared and scored as a moving average of its weights
 RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
                       "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2",
-                      "--reach-floor", "0.001", "--predictive-plus", *TINY]
+                      "--reach-floor", "0.001", "--predictive-plus", "--average-ema", "0.9", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
 
 
@@ -329,6 +329,7 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     ("--value-steps", "0"), ("--regret-steps", "0"), ("--other-dice", "dealt"), ("--own-dice", "some"),
     ("--predictive-steps", "-1"), ("--regret-ema", "1"), ("--regret-ema", "-0.1"), ("--average-power", "5"),
     ("--average-power", "-1"), ("--reach-floor", "1"), ("--reach-floor", "0.01"),
+    ("--average-ema", "1"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     average = ["--average"] if option == "--average-buffer" else []
@@ -342,7 +343,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("escher", ["--central-critic"]), ("mmd", ["--other-dice", "posterior"]),
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
                                           ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"]),
-                                          ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"])])
+                                          ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"]),
+                                          ("ppo", ["--average-ema", "0.99"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -383,7 +385,7 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0,
-             "reach_floor": 0.0, "predictive_plus": False}
+             "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
