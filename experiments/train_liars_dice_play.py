@@ -106,7 +106,7 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   network's weights;
   ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
   each did on the wild game, and how far the same sampling goes on tables
-  (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_learners.md``.
+  (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_escher_experiments.md``.
   Measured on one die each with the highest face wild (seed 0, 4 minutes, prototype of the same
   update): 2x128 networks with 4,096 games, 4,096-row minibatches and 16/32/16 Adam steps reached
   0.184, 2x256 ones 0.29 (a third of the updates); 16,384 games per update with 32/64/32 steps
