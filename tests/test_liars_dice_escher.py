@@ -463,7 +463,8 @@ def test_the_output_is_the_moving_average_of_the_average_networks_weights():
     again = Escher(game, "16", "16", EscherSettings(**{**SMALL.__dict__, "average_ema": decay}))
     again.load_state_dict(learner.state_dict())
     assert all(torch.equal(a, b) for a, b in zip(again.average_ema.parameters(), learner.average_ema.parameters()))
-    assert Escher(game, "16", "16", SMALL).output_net is not None
+    plain = Escher(game, "16", "16", SMALL)
+    assert plain.output_net is plain.average_net and "average_ema" not in plain.state_dict()
 
 
 def test_regret_matching_plus_settings_are_checked():
