@@ -362,9 +362,7 @@ class Escher:
         self.last_net = build_network(config, hidden, zero_output=True) if settings.predictive_steps else None
         # (regret_plus) the regret network as it was before the last fit: the fit's bootstrapped targets,
         # and (predictive_plus) the prediction, start from it
-        self.frozen_net = build_network(config, hidden, zero_output=True) if settings.regret_plus else None
-        if self.frozen_net is not None:
-            self.frozen_net.requires_grad_(False)
+        self.frozen_net = _frozen_copy(self.regret_net, config, hidden) if settings.regret_plus else None
         # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
         self.regret_ema = None
         if settings.regret_ema:
