@@ -110,7 +110,9 @@ of the information state's sum, and regret matching+ (the positive parts, normal
 0) does not change under a positive factor: on a table the policy would be the same.  For the
 network it bounds the weight of the rare deep decisions: without it, on 1v2 (up to 19 actions),
 one decision could weigh 85 where the median weighs 0.0002, and its targets pulled the network's
-outputs at other states far from theirs.
+outputs at other states far from theirs.  With posterior targets and predictive regret
+matching+, ``reach_floor=0.01`` reached 0.0658 on 1v2 (aces wild) after 15 minutes, where no
+floor reached 0.276; in 60 minutes 1v2 and 2v1 ended at 0.0433 and 0.0386 (seed 0).
 
 With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021):
 regret matching on ``2 R_t - R_{t-1}``, the regret network's output plus its change in the last
