@@ -408,8 +408,8 @@ class Escher:
             regrets = (self.regret_net if self.regret_ema is None else self.regret_ema)(x).double()
             if self.last_net is not None:
                 regrets = regrets + self.prediction_share() * self.last_net(x).double()
-            if self.settings.predictive_plus and self.frozen_net is not None:
-                regrets = 2.0 * regrets - self.frozen_net(x).double()
+            if self.prediction_net is not None:
+                regrets = 2.0 * regrets - self.prediction_net(x).double()
             out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
         return out.numpy()
 
@@ -418,6 +418,13 @@ class Escher:
         its share of the linearly weighted mean of regrets."""
         playing = self.iterations if self._playing else self.iterations + 1
         return 2.0 / (playing + 1)
+
+    @property
+    def prediction_net(self):
+        """(``predictive_plus``) the regret network as it was before its last fit, from which
+        :meth:`current_policy` predicts; ``None`` without ``predictive_plus``.  Only then is it part
+        of the learner's state: otherwise the next fit overwrites it before any use."""
+        return self.frozen_net if self.settings.predictive_plus else None
 
     @property
     def output_net(self):
@@ -663,8 +670,7 @@ class Escher:
                 "average_net": self.average_net.state_dict(),
                 **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
                 **({"regret_ema": self.regret_ema.state_dict()} if self.regret_ema is not None else {}),
-                **({"frozen_net": self.frozen_net.state_dict()}
-                   if self.settings.predictive_plus and self.frozen_net is not None else {}),
+                **({"frozen_net": self.prediction_net.state_dict()} if self.prediction_net is not None else {}),
                 **({"average_ema": self.average_ema.state_dict()} if self.average_ema is not None else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
                 "regrets": self.regrets.state_dict(), "policies": self.policies.state_dict(),
@@ -678,8 +684,8 @@ class Escher:
             self.last_net.load_state_dict(state["last_net"])
         if self.regret_ema is not None:
             self.regret_ema.load_state_dict(state["regret_ema"])
-        if self.settings.predictive_plus and self.frozen_net is not None:
-            self.frozen_net.load_state_dict(state["frozen_net"])
+        if self.prediction_net is not None:
+            self.prediction_net.load_state_dict(state["frozen_net"])
         if self.average_ema is not None:
             self.average_ema.load_state_dict(state["average_ema"])
         for name, opt in self.optimisers.items():
