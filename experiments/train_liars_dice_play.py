@@ -182,14 +182,14 @@ over the second half against 0.24-0.54).
 Playing costs little: in a profile of the defaults, 4 % of the time went to playing the
 games and the rest to fitting the networks.
 
-Every ``--eval-every`` updates, and at the end, the policy network (with ``--average``,
-the average network) is run over all information states (one batch, :class:`dice_envs.agents.liars_dice_learned.InfoStates`)
-and its policy evaluated exactly (:class:`experiments.liars_dice_training.ExactScorer`):
-exploitability (NashConv / 2) and value against the CFR+ equilibrium from both seats.
-That evaluation is the only use of the full tree; the learner never sees it.  A
-"step" in the outputs is one agent step: one decision, of either seat, in a sampled
-game; ``steps_per_second`` counts them over the wall-clock time of this process
-(evaluations included).
+Every ``--eval-every`` updates, and at the end, the policy network (with ``--average``, the
+average network) is run over all information states (one batch,
+:class:`dice_envs.agents.liars_dice_learned.InfoStates`) and its policy evaluated exactly
+(:class:`experiments.liars_dice_training.ExactScorer`): exploitability (NashConv / 2) and
+value against the CFR+ equilibrium from both seats.  That evaluation is the only use of the
+full tree; the learner never sees it.  A "step" in the outputs is one agent step: one
+decision, of either seat, in a sampled game; ``steps_per_second`` counts them over the
+wall-clock time of this process (evaluations included).
 
 Where the tree does not fit in memory, the scoring is streamed (:class:`experiments.liars_dice_training.StreamedScorer`,
 minutes: 544 s for a 2x256 MLP at two six-sided dice each): there is no first evaluation (the first is
@@ -220,9 +220,11 @@ samples the actions).  Every update starts fresh games, so nothing else is neede
 resuming is exact (an interrupted run, resumed, gives the same curve and networks as an
 uninterrupted one with the same options, on the same ``--threads``).  Ctrl-C or SIGTERM
 finish the update in progress, save the checkpoint (not evaluated) and exit with code
-130.  On resume ``--minutes``, ``--steps``, ``--eval-every``, ``--threads``, ``--plot``,
-``--quiet`` and ``--run-dir`` may change; any other option that differs is refused with
-the option, both values and what to do.  A finished run that is rerun prints its report.
+130; the report is the last evaluation's (a streamed run stopped before its one evaluation
+reports ``None`` scores and an empty curve).  On resume ``--minutes``, ``--steps``,
+``--eval-every``, ``--threads``, ``--plot``, ``--quiet`` and ``--run-dir`` may change; any
+other option that differs is refused with the option, both values and what to do.  A
+finished run that is rerun prints its report.
 
 Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
 ``ppo``, ``mmd``, ``mccfr`` or ``escher``, ``--dice`` one or two counts from 1 to 5, ``--wild`` a rule,
@@ -523,7 +525,8 @@ class Rollout(NamedTuple):
     weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
     policy: object  # (n, A) float32: the policy network's probabilities at the decision
     own_reach: object  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
-    other_obs: object  # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
+    # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
+    other_obs: object
     posterior_weight: object  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
 
 
@@ -1080,8 +1083,11 @@ def train(args: Args) -> dict:
         save_table_model(model_path, game, cfr.average_policy())
     else:
         save_model(model_path, game, args.hidden, scored)
-    final = history[-1]
-    best = min(history, key=lambda h: h["exploitability"])
+    # a streamed run (scored only at its end) interrupted before that has no evaluation: its report says None
+    unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
+                              "value_vs_equilibrium_as_second"))
+    final = history[-1] if history else unscored
+    best = min(history, key=lambda h: h["exploitability"]) if history else unscored
     run_seconds = time.time() - t0
     result = jsonable({
         "game": game.config(),

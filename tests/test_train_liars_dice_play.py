@@ -415,15 +415,32 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     """Where the public tree does not fit in memory (two dice each) the average network is scored
     streamed, without an equilibrium (its values against one are None) and without counting the
     scoring in the budget: here forced on 1 v 2 three-faced dice, where the exact in-memory
-    evaluation (the CLI's) gives the same exploitability."""
+    evaluation (the CLI's) gives the same exploitability.  Interrupted (Ctrl-C) before its one
+    evaluation, it reports no exploitability and an empty curve, and the same command resumes it."""
     from dice_envs.cli import main as cli_main
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
     from experiments import liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     run = tmp_path / "run"
-    code, report, err = call(lp, capsys, [*ESCHER, "--dice", "1,2", "--wild", "aces", "--run-dir", str(run),
-                                          "--steps", "6000", "--eval-every", "1000", *TINY])
-    assert code == 0, err
+    argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--run-dir", str(run), "--steps", "6000", "--eval-every",
+            "1000", *TINY]
+    real_reset, calls = LiarsDiceBatch.reset, []
+
+    def reset(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C during the second update, long before the evaluation
+        return real_reset(*a, **k)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LiarsDiceBatch, "reset", reset)
+        code, report, err = call(lp, capsys, argv)
+    assert code == 130 and report["interrupted"] and "interrupted" in err, err
+    assert report["curve"] == [] and report["exploitability"] is None and report["evaluated_at"] is None
+    assert report["updates"] == 2 and (run / "checkpoint.pt").exists() and not (run / "model.pt").exists()
+    code, report, err = call(lp, capsys, argv)
+    assert code == 0 and report["resumed"] and not report["interrupted"], err
     assert len(report["curve"]) == 1 and report["curve"][0]["steps"] == report["steps"] >= 6000  # only at the end
     assert report["value_vs_equilibrium"] is None and report["cfr_plus_exploitability"] is None
     assert report["current_exploitability"] is None  # regret matching's is not scored streamed
