@@ -39,6 +39,20 @@ def pytest_collection_modifyitems(session, config, items):
             _STARTED[args] = (process, out, err)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_in_the_session_directory(tmp_path_factory):
+    """Stable-Baselines3 makes a folder for its logger at every ``learn`` (``/tmp/SB3-<time>``,
+    empty when nothing is logged) unless ``SB3_LOGDIR`` names one: name the session's, so that
+    the suite leaves nothing in ``/tmp`` (training processes the tests start inherit it)."""
+    previous = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    yield
+    if previous is None:
+        del os.environ["SB3_LOGDIR"]
+    else:
+        os.environ["SB3_LOGDIR"] = previous
+
+
 @pytest.fixture
 def beside_output(request) -> str:
     """The standard output of the marked test's command, once it has ended (it must succeed)."""
