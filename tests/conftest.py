@@ -44,13 +44,9 @@ def sb3_logs_in_the_session_directory(tmp_path_factory):
     """Stable-Baselines3 makes a folder for its logger at every ``learn`` (``/tmp/SB3-<time>``,
     empty when nothing is logged) unless ``SB3_LOGDIR`` names one: name the session's, so that
     the suite leaves nothing in ``/tmp`` (training processes the tests start inherit it)."""
-    previous = os.environ.get("SB3_LOGDIR")
-    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
-    yield
-    if previous is None:
-        del os.environ["SB3_LOGDIR"]
-    else:
-        os.environ["SB3_LOGDIR"] = previous
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+        yield
 
 
 @pytest.fixture

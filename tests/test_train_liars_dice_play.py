@@ -231,6 +231,21 @@ def reference(lp, tmp_path_factory):
     return out
 
 
+def ctrl_c_during_update(monkeypatch, update: int) -> None:
+    """Raise SIGINT (Ctrl-C) while update ``update`` deals its games (each update deals once)."""
+    from dice_envs.liars_dice_batched import LiarsDiceBatch
+
+    real_reset, calls = LiarsDiceBatch.reset, []
+
+    def reset(*a, **k):
+        calls.append(1)
+        if len(calls) == update:
+            signal.raise_signal(signal.SIGINT)
+        return real_reset(*a, **k)
+
+    monkeypatch.setattr(LiarsDiceBatch, "reset", reset)
+
+
 @pytest.mark.parametrize("how", ["killed after a checkpoint", "ctrl-c"])
 @pytest.mark.parametrize("method", list(RESUMES))
 def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, method):
@@ -244,17 +259,7 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, meth
         monkeypatch.undo()
         assert snapshot(run)["updates"] == 8
     else:
-        from dice_envs.liars_dice_batched import LiarsDiceBatch
-
-        real_reset, calls = LiarsDiceBatch.reset, []
-
-        def reset(*a, **k):
-            calls.append(1)
-            if len(calls) == 6:
-                signal.raise_signal(signal.SIGINT)  # Ctrl-C during update 6 (each update deals once)
-            return real_reset(*a, **k)
-
-        monkeypatch.setattr(LiarsDiceBatch, "reset", reset)
+        ctrl_c_during_update(monkeypatch, 6)
         code, report, err = call(lp, capsys, argv)
         monkeypatch.undo()
         assert code == 130 and report["interrupted"] and report["updates"] == 6 and "interrupted" in err
@@ -418,23 +423,14 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     evaluation (the CLI's) gives the same exploitability.  Interrupted (Ctrl-C) before its one
     evaluation, it reports no exploitability and an empty curve, and the same command resumes it."""
     from dice_envs.cli import main as cli_main
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
     from experiments import liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     run = tmp_path / "run"
     argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--run-dir", str(run), "--steps", "6000", "--eval-every",
             "1000", *TINY]
-    real_reset, calls = LiarsDiceBatch.reset, []
-
-    def reset(*a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            signal.raise_signal(signal.SIGINT)  # Ctrl-C during the second update, long before the evaluation
-        return real_reset(*a, **k)
-
     with monkeypatch.context() as patch:
-        patch.setattr(LiarsDiceBatch, "reset", reset)
+        ctrl_c_during_update(patch, 2)  # long before the evaluation
         code, report, err = call(lp, capsys, argv)
     assert code == 130 and report["interrupted"] and "interrupted" in err, err
     assert report["curve"] == [] and report["exploitability"] is None and report["evaluated_at"] is None
