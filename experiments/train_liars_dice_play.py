@@ -198,8 +198,9 @@ is not counted in ``--minutes``.
 
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_<d0>v<d1>][_wild|_aces]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
-losses), ``checkpoint.pt`` (replaced atomically after every evaluation, and after 10 minutes
-without one; rerunning the same command resumes), ``model.pt`` (the final scored network in the format
+losses), ``checkpoint.pt`` (replaced atomically after every evaluation, after 10 minutes
+without one, and before a streamed run's final scoring, so a kill during that scoring costs no
+training; rerunning the same command resumes), ``model.pt`` (the final scored network in the format
 ``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
 input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
 last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
@@ -1072,6 +1073,8 @@ def train(args: Args) -> dict:
             if interrupted:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
             elif not history or history[-1]["steps"] != steps:
+                if streamed and saved["updates"] != updates:
+                    save()  # a kill during the streamed scoring (minutes) then resumes here, not retraining
                 evaluate_now()
         finally:
             writer.close()

@@ -421,7 +421,8 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     streamed, without an equilibrium (its values against one are None) and without counting the
     scoring in the budget: here forced on 1 v 2 three-faced dice, where the exact in-memory
     evaluation (the CLI's) gives the same exploitability.  Interrupted (Ctrl-C) before its one
-    evaluation, it reports no exploitability and an empty curve, and the same command resumes it."""
+    evaluation, it reports no exploitability and an empty curve, and the same command resumes it;
+    killed during that evaluation, the same command scores the state it saved first."""
     from dice_envs.cli import main as cli_main
     from experiments import liars_dice_training
 
@@ -435,9 +436,19 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     assert code == 130 and report["interrupted"] and "interrupted" in err, err
     assert report["curve"] == [] and report["exploitability"] is None and report["evaluated_at"] is None
     assert report["updates"] == 2 and (run / "checkpoint.pt").exists() and not (run / "model.pt").exists()
+    def killed_while_scoring(self, net):
+        raise Killed
+
+    with monkeypatch.context() as patch:  # killed during the final scoring: the trained state was saved first
+        patch.setattr(liars_dice_training.StreamedScorer, "scores", killed_while_scoring)
+        with pytest.raises(Killed):
+            lp.main(argv)
+    trained = snapshot(run)
+    assert trained["steps"] >= 6000 and trained["curve"] == []
     code, report, err = call(lp, capsys, argv)
     assert code == 0 and report["resumed"] and not report["interrupted"], err
     assert len(report["curve"]) == 1 and report["curve"][0]["steps"] == report["steps"] >= 6000  # only at the end
+    assert (report["steps"], report["updates"]) == (trained["steps"], trained["updates"])  # scored, not retrained
     assert report["value_vs_equilibrium"] is None and report["cfr_plus_exploitability"] is None
     assert report["current_exploitability"] is None  # regret matching's is not scored streamed
     assert report["game"]["dice_per_player"] == [1, 2] and report["game"]["wild"] == "aces"
