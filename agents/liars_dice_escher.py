@@ -499,14 +499,23 @@ class Escher:
 
     def _policy_by_roll(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``sigma_t`` at these decisions had the mover held each of its possible rolls: ``(n, K, A)``
-        (zeros past the mover's own rolls, where the players hold different numbers of dice)."""
+        (zeros past the mover's own rolls, where the players hold different numbers of dice).
+
+        The rows' own dice are replaced, so rows at the same public state (the seat and the bids)
+        get the same answer: each public state is evaluated once (on two dice each, a sixth as many
+        evaluations as decisions)."""
         n, K = len(obs), self.rolls.shape[1]
-        out = np.zeros((n, K, self.game.num_actions))
+        if not n:
+            return np.zeros((n, K, self.game.num_actions))
+        public = obs.astype(np.uint8)
+        public[:, self.game.num_players:self.game.num_players + self.game.faces] = 0
+        first, inverse = unique_rows(public)
+        obs, mask, seat = obs[first], mask[first], seat[first]
+        out = np.zeros((len(first), K, self.game.num_actions))
         possible = np.isfinite(self.roll_log_prob[seat])
-        if n:
-            out[possible] = self.current_policy(self._with_rolls(obs, seat)[possible],
-                                                np.repeat(mask[:, None, :], K, axis=1)[possible])
-        return out
+        out[possible] = self.current_policy(self._with_rolls(obs, seat)[possible],
+                                            np.repeat(mask[:, None, :], K, axis=1)[possible])
+        return out[inverse]
 
     def _values(self, obs, other):
         import torch
