@@ -199,8 +199,9 @@ is not counted in ``--minutes``.
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_<d0>v<d1>][_wild|_aces]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
 losses), ``checkpoint.pt`` (replaced atomically after every evaluation, after 10 minutes
-without one, and before a streamed run's final scoring, so a kill during that scoring costs no
-training; rerunning the same command resumes), ``model.pt`` (the final scored network in the format
+without one, and before every streamed scoring, so a kill during that scoring costs no
+training: rerunning the same command resumes and first runs the scoring it owes),
+``model.pt`` (the final scored network in the format
 ``dice-envs evaluate liars-dice`` reads: the network of ``build_network``, so the same
 input as ``train_liars_dice.py``'s), ``exploitability.png`` and ``curve.json``.  The
 last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
@@ -994,6 +995,8 @@ def train(args: Args) -> dict:
     streamed = isinstance(scorer, StreamedScorer)
 
     def evaluate_now():
+        if streamed and saved["updates"] != updates:
+            save()  # the trained state first: a kill during the scoring (minutes) resumes here and owes only it
         began = time.time()
         if cfr is not None:
             scores = scorer.scores_table(cfr.average_policy())
@@ -1024,7 +1027,8 @@ def train(args: Args) -> dict:
     t0 = time.time()
     with SignalStop() as stop:
         try:
-            if not history and not streamed:  # (streamed, the first evaluation is the one at --eval-every)
+            owed = updates % args.eval_every == 0 and (not history or history[-1]["steps"] != steps)
+            if owed and (updates or not streamed):  # the first (streamed: at --eval-every), or the one a resume owes
                 evaluate_now()
             while not stop.flag and not budget_spent(args, steps, elapsed):
                 now = scheduled(args, budget_fraction(args, steps, elapsed))
@@ -1073,8 +1077,6 @@ def train(args: Args) -> dict:
             if interrupted:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
             elif not history or history[-1]["steps"] != steps:
-                if streamed and saved["updates"] != updates:
-                    save()  # a kill during the streamed scoring (minutes) then resumes here, not retraining
                 evaluate_now()
         finally:
             writer.close()

@@ -416,6 +416,11 @@ def test_an_old_checkpoint_resumes(lp, runs, tmp_path, capsys):
     assert code == 2 and "--wild 'aces' differs" in err
 
 
+def killed_while_scoring(self, net):
+    """In place of ``StreamedScorer.scores``: a hard kill during a streamed scoring."""
+    raise Killed
+
+
 def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatch):
     """Where the public tree does not fit in memory (two dice each) the average network is scored
     streamed, without an equilibrium (its values against one are None) and without counting the
@@ -436,9 +441,6 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     assert code == 130 and report["interrupted"] and "interrupted" in err, err
     assert report["curve"] == [] and report["exploitability"] is None and report["evaluated_at"] is None
     assert report["updates"] == 2 and (run / "checkpoint.pt").exists() and not (run / "model.pt").exists()
-
-    def killed_while_scoring(self, net):
-        raise Killed
 
     with monkeypatch.context() as patch:  # killed during the final scoring: the trained state was saved first
         patch.setattr(liars_dice_training.StreamedScorer, "scores", killed_while_scoring)
@@ -629,3 +631,26 @@ def test_a_checkpoint_is_written_between_rare_evaluations(lp, tmp_path, capsys, 
     assert code == 0 and report["resumed"]
     same = [(h["steps"], h["exploitability"]) for h in reference["curve"]]
     assert [(h["steps"], h["exploitability"]) for h in report["curve"]] == same  # (minutes are wall time)
+
+
+def test_a_kill_during_a_streamed_scoring_mid_run_costs_no_training(lp, tmp_path, capsys, monkeypatch):
+    """A streamed scoring at --eval-every (minutes at two dice each) saves the trained state first:
+    killed during it, the same command resumes at that update, runs the scoring it owes there, and
+    ends with the uninterrupted run's curve."""
+    from experiments import liars_dice_training
+
+    monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
+    argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "5000", "--eval-every", "2", *TINY]
+    code, reference, _ = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "reference")])
+    assert code == 0 and reference["updates"] > 4 and len(reference["curve"]) >= 3  # at updates 2, 4, ... and the end
+    run = tmp_path / "run"
+    with monkeypatch.context() as patch:  # killed during the scoring at update 2
+        patch.setattr(liars_dice_training.StreamedScorer, "scores", killed_while_scoring)
+        with pytest.raises(Killed):
+            lp.main([*argv, "--run-dir", str(run)])
+    state = snapshot(run)
+    assert state["updates"] == 2 and state["curve"] == []  # trained to update 2, its scoring owed
+    code, report, _ = call(lp, capsys, [*argv, "--run-dir", str(run)])
+    assert code == 0 and report["resumed"] and report["updates"] == reference["updates"]
+    same = [(h["steps"], h["exploitability"]) for h in reference["curve"]]
+    assert [(h["steps"], h["exploitability"]) for h in report["curve"]] == same
