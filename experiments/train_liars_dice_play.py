@@ -1022,12 +1022,15 @@ def train(args: Args) -> dict:
                      if "current_exploitability" in scores else ""))
         save()
 
+    def unevaluated():  # no evaluation is on the curve at the current step yet
+        return not history or history[-1]["steps"] != steps
+
     clock = {"start": time.time() - elapsed}
     start_steps = steps
     t0 = time.time()
     with SignalStop() as stop:
         try:
-            owed = updates % args.eval_every == 0 and (not history or history[-1]["steps"] != steps)
+            owed = updates % args.eval_every == 0 and unevaluated()
             if owed and (updates or not streamed):  # the first (streamed: at --eval-every), or the one a resume owes
                 evaluate_now()
             while not stop.flag and not budget_spent(args, steps, elapsed):
@@ -1076,7 +1079,7 @@ def train(args: Args) -> dict:
             interrupted = stop.flag and not budget_spent(args, steps, elapsed)
             if interrupted:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
-            elif not history or history[-1]["steps"] != steps:
+            elif unevaluated():
                 evaluate_now()
         finally:
             writer.close()
