@@ -141,7 +141,7 @@ a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a ru
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, NamedTuple, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -342,6 +342,9 @@ class Escher:
         hidden: the regret and average-policy networks' hidden layers (``"256,256"``).
         value_hidden: the history value network's.
         settings: :class:`EscherSettings`.
+        average_hidden: the average-policy network's, where it differs from ``hidden`` (``None``:
+            ``hidden``).  The average network is the one scored, so on two dice each, where the
+            scoring streams every information state through it, a narrower one scores faster.
 
     The networks (``regret_net``, ``value_net``, ``average_net``), their optimisers and the two
     reservoirs are the learner's state (:meth:`state_dict`); torch's generator draws the initial
@@ -349,7 +352,7 @@ class Escher:
     """
 
     def __init__(self, game: LiarsDiceGame, hidden: str = "256,256", value_hidden: str = "256,256",
-                 settings: EscherSettings = EscherSettings()):
+                 settings: EscherSettings = EscherSettings(), average_hidden: Optional[str] = None):
         import torch
 
         if game.num_players != 2:
@@ -359,7 +362,8 @@ class Escher:
         # the regret and average networks start with every output 0 (the average one: the uniform policy)
         self.regret_net = build_network(config, hidden, zero_output=True)
         self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
-        self.average_net = build_network(config, hidden, zero_output=True)
+        average_hidden = hidden if average_hidden is None else average_hidden
+        self.average_net = build_network(config, average_hidden, zero_output=True)
         # (predictive_steps) the last iteration's regrets, starting at zero
         self.last_net = build_network(config, hidden, zero_output=True) if settings.predictive_steps else None
         # (regret_plus) the regret network as it was before the last fit: the fit's bootstrapped targets,
@@ -370,7 +374,7 @@ class Escher:
         if settings.regret_ema:
             self.regret_ema = _frozen_copy(self.regret_net, config, hidden)
         # (average_ema) the moving average of the average network's weights: the learner's output
-        self.average_ema = _frozen_copy(self.average_net, config, hidden) if settings.average_ema else None
+        self.average_ema = _frozen_copy(self.average_net, config, average_hidden) if settings.average_ema else None
         self.optimisers = {
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),

@@ -85,10 +85,10 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   network (``--critic-hidden``; it also sees the other player's dice) is fitted by expected SARSA
   (``--value-steps`` Adam steps, ``--critic-learning-rate``), the regret network (``--hidden``,
   ``--learning-rate``) to the value network's regrets at the sampling player's decisions
-  (``--regret-steps``) and the average-policy network (``--average-steps``,
-  ``--average-learning-rate``) to the policies played at the other player's, both from reservoir
-  samples of all iterations' rows (``--average-buffer`` rows each) weighted linearly in the
-  iteration.  The average network is scored and saved; regret matching's exploitability is logged
+  (``--regret-steps``) and the average-policy network (``--average-hidden``, else ``--hidden``;
+  ``--average-steps``, ``--average-learning-rate``) to the policies played at the other player's,
+  both from reservoir samples of all iterations' rows (``--average-buffer`` rows each) weighted
+  linearly in the iteration.  The average network is scored and saved; regret matching's exploitability is logged
   as ``current_exploitability`` (where the tree fits in memory).  ``--other-dice posterior``
   averages each regret target over the other player's possible dice, weighted by their posterior
   given its bids; ``--own-dice all`` adds a row for every roll the player might hold (the class
@@ -242,10 +242,10 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
 (both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` and ``--average-ema`` in [0, 1), ``--regret-plus``
 (not with the two before), ``--reach-floor`` in [0, 1) and ``--predictive-plus`` (both only with
-``--regret-plus``) and
-``--average-power`` in [0, 4], for ``escher`` only), layer sizes
-for ``--hidden`` and ``--critic-hidden``.  Losses or networks that stop being finite stop the run
-with an error (exit code 2), keeping the last checkpoint.
+``--regret-plus``) and ``--average-power`` in [0, 4] and ``--average-hidden``, for ``escher``
+only), layer sizes for ``--hidden``, ``--critic-hidden`` and ``--average-hidden``.  Losses or
+networks that stop being finite stop the run with an error (exit code 2), keeping the last
+checkpoint.
 
 Run: ``.venv/bin/python experiments/train_liars_dice_play.py --method mmd --minutes 30 [--wild]``
 or ``--method mccfr --games 16384 --eval-every 500 --minutes 30 [--wild]``, or (README) ``--method escher
@@ -372,6 +372,7 @@ class Args:
     reach_floor: float = 0.0  # escher --regret-plus: the traverser's reach is floored at this in the weights
     predictive_plus: bool = False  # escher --regret-plus: sigma_t plays on the regret network plus its last change
     average_ema: float = 0.0  # escher: scored and saved is a moving average (this decay per step) of the average net
+    average_hidden: str = ""  # escher: the average-policy network's hidden layers (empty: --hidden's)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -394,6 +395,9 @@ def parse_args(argv=None) -> Args:
         raise ValueError("--magnet-to average needs --average (the average-policy network)")
     args.hidden = layer_sizes("hidden", args.hidden)
     args.critic_hidden = layer_sizes("critic_hidden", args.critic_hidden)
+    if args.average_hidden.strip() and args.method != "escher":
+        raise ValueError(f"--average-hidden is for --method escher, not --method {args.method}")
+    args.average_hidden = layer_sizes("average_hidden", args.average_hidden) or args.hidden  # as resumes compare
     check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
                                    "average_rows", "average_steps"),
                positive=("learning_rate", "critic_learning_rate", "average_learning_rate", "clip", "eta",
@@ -476,14 +480,16 @@ def legacy_args(saved: dict) -> dict:
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options (their
     defaults); runs from before ``--other-dice``, ``--own-dice``, ``--merge-rows``,
     ``--predictive-steps``, ``--regret-ema``, ``--regret-plus``, ``--reach-floor``, ``--predictive-plus``,
-    ``--average-ema`` and ``--average-power`` took the dice as dealt, merged no rows, played plain
-    regret matching on the regret network itself, weighted the average linearly and scored the
-    average network itself."""
+    ``--average-ema``, ``--average-power`` and ``--average-hidden`` took the dice as dealt, merged no
+    rows, played plain regret matching on the regret network itself, weighted the average linearly
+    and scored the average network itself, of ``--hidden``'s layers."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "predictive_steps": 0,
              "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0,
              "predictive_plus": False, "average_ema": 0.0, **saved}
+    if "hidden" in saved:
+        saved.setdefault("average_hidden", saved["hidden"])
     if "dice" in saved:
         return saved
     if isinstance(saved.get("wild"), bool):
@@ -899,14 +905,15 @@ def new_modules(args: Args, game, states) -> dict:
 
         return {"tables": CFRTables(OutcomeSamplingCFR(states, args.explore, args.regret_discount))}
     if args.method == "escher":
-        return {"escher": Escher(game, args.hidden, args.critic_hidden, EscherSettings(
+        settings = EscherSettings(
             games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
             average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
             regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor,
-            predictive_plus=args.predictive_plus, average_ema=args.average_ema))}
+            predictive_plus=args.predictive_plus, average_ema=args.average_ema)
+        return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
 
     net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
     critic = build_network(game.config(), args.critic_hidden)
@@ -1090,7 +1097,7 @@ def train(args: Args) -> dict:
     elif cfr is not None:
         save_table_model(model_path, game, cfr.average_policy())
     else:
-        save_model(model_path, game, args.hidden, scored)
+        save_model(model_path, game, args.average_hidden if escher else args.hidden, scored)
     # a streamed run (scored only at its end) interrupted before that has no evaluation: its report says None
     unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
                               "value_vs_equilibrium_as_second"))
@@ -1103,6 +1110,8 @@ def train(args: Args) -> dict:
         "description": (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
                         f"scored: the average policy") if cfr is not None else (
                         f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
+                        + (f" (the average network {args.average_hidden})"
+                           if escher and args.average_hidden != args.hidden else "")
                         + (", scored: the average-policy network (NFSP-style)" if args.average else "")
                         + (", scored: the average-policy network" if escher else "")),
         "exploitability": final["exploitability"],

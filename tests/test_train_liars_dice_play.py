@@ -349,11 +349,33 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
                                           ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"]),
                                           ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"]),
-                                          ("ppo", ["--average-ema", "0.99"])])
+                                          ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_escher_average_network_of_its_own_width(lp, tmp_path, capsys):
+    """``--average-hidden`` gives the average-policy network (the one scored and saved) its own
+    layers: the saved model has them, re-scores through the CLI to the run's figure, and the run
+    refuses to resume with other layers; without it the average network takes ``--hidden``'s."""
+    from dice_envs.cli import main as cli_main
+
+    run = tmp_path / "run"
+    argv = [*ESCHER, "--run-dir", str(run), "--steps", "4000", "--eval-every", "4", *TINY, "--average-hidden", "16"]
+    code, report, err = call(lp, capsys, argv)
+    assert code == 0, err
+    assert "32,32 (the average network 16)" in report["description"]
+    model = torch.load(run / "model.pt", weights_only=True)
+    assert model["hidden"] == "16" and [tuple(t.shape) for t in model["net"].values()][0][0] == 16
+    assert cli_main(["evaluate", "liars-dice", str(run / "model.pt"), "--faces", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
+    code, _, err = call(lp, capsys, [*argv[:-1], "8"])
+    assert code == 2 and "--average-hidden '8' differs from the checkpoint's" in err, err
+    assert lp.parse_args([*ESCHER, *TINY, "--steps", "1"]).average_hidden == "32,32"
+    code, _, err = call(lp, capsys, [*ESCHER, "--run-dir", str(tmp_path / "bad"), *TINY, "--average-hidden", "x"])
+    assert code == 2 and "--average-hidden must be layer sizes" in err and "Traceback" not in err, err
 
 
 def test_predictive_plus_needs_regret_plus(lp, tmp_path, capsys):
