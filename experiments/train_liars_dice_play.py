@@ -88,25 +88,25 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   (``--regret-steps``) and the average-policy network (``--average-hidden``, else ``--hidden``;
   ``--average-steps``, ``--average-learning-rate``) to the policies played at the other player's,
   both from reservoir samples of all iterations' rows (``--average-buffer`` rows each) weighted
-  linearly in the iteration.  The average network is scored and saved; regret matching's exploitability is logged
-  as ``current_exploitability`` (where the tree fits in memory).  ``--other-dice posterior``
-  averages each regret target over the other player's possible dice, weighted by their posterior
-  given its bids; ``--own-dice all`` adds a row for every roll the player might hold (the class
-  docstring says why both keep CFR's weights); ``--merge-rows`` makes an iteration's equal rows one,
-  weighted by their number, and draws minibatches by weight; ``--predictive-steps N`` plays
-  predictive regret matching, the regret network's output plus ``2 / (t + 1)`` times a last-regret
-  network fitted with ``N`` Adam steps per iteration to that iteration's regret rows alone;
-  ``--regret-ema d`` plays on a moving average of the regret network's weights;
-  ``--regret-plus`` plays regret matching+ (CFR+'s rule): the regret network holds each
-  information state's floored sum of regrets, weighted by estimates of the counterfactual reach,
-  and is fitted to its own output before the fit plus the iteration's regrets, floored at 0;
-  ``--reach-floor f`` floors the traverser's reach at ``f`` in those weights;
-  ``--predictive-plus`` plays predictive regret matching+ on it, the network's output plus its
-  change in the last fit; ``--average-ema d`` scores and saves a moving average of the average
-  network's weights;
-  ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in the average.  What
-  each did on the wild game, and how far the same sampling goes on tables
-  (``experiments/diagnose_liars_dice_escher.py``), is in ``docs/training/liars_dice_escher_experiments.md``.
+  linearly in the iteration.  The average network is scored and saved; regret matching's
+  exploitability is logged as ``current_exploitability`` (where the tree fits in memory).
+  ``--other-dice posterior`` averages each regret target over the other player's possible dice,
+  weighted by their posterior given its bids; ``--own-dice all`` adds a row for every roll the
+  player might hold (the class docstring says why both keep CFR's weights); ``--merge-rows`` makes
+  an iteration's equal rows one, weighted by their number, and draws minibatches by weight;
+  ``--predictive-steps N`` plays predictive regret matching, the regret network's output plus
+  ``2 / (t + 1)`` times a last-regret network fitted with ``N`` Adam steps per iteration to that
+  iteration's regret rows alone; ``--regret-ema d`` plays on a moving average of the regret
+  network's weights; ``--regret-plus`` plays regret matching+ (CFR+'s rule): the regret network
+  holds each information state's floored sum of regrets, weighted by estimates of the
+  counterfactual reach, and is fitted to its own output before the fit plus the iteration's
+  regrets, floored at 0; ``--reach-floor f`` floors the traverser's reach at ``f`` in those
+  weights; ``--predictive-plus`` plays predictive regret matching+ on it, the network's output
+  plus its change in the last fit; ``--average-ema d`` scores and saves a moving average of the
+  average network's weights; ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in
+  the average.  What each did on the wild game, and how far the same sampling goes on tables
+  (``experiments/diagnose_liars_dice_escher.py``), is in
+  ``docs/training/liars_dice_escher_experiments.md``.
   Measured on one die each with the highest face wild (seed 0, 4 minutes, prototype of the same
   update): 2x128 networks with 4,096 games, 4,096-row minibatches and 16/32/16 Adam steps reached
   0.184, 2x256 ones 0.29 (a third of the updates); 16,384 games per update with 32/64/32 steps
@@ -242,7 +242,7 @@ average (average only with ``--average``), ``--average-weighting`` linear or uni
 with ``mccfr`` or ``escher``, ``--other-dice`` sampled or posterior and ``--own-dice`` dealt or all
 (both, ``--merge-rows``, ``--predictive-steps``, ``--regret-ema`` and ``--average-ema`` in [0, 1), ``--regret-plus``
 (not with the two before), ``--reach-floor`` in [0, 1) and ``--predictive-plus`` (both only with
-``--regret-plus``) and ``--average-power`` in [0, 4] and ``--average-hidden``, for ``escher``
+``--regret-plus``), ``--average-power`` in [0, 4] and ``--average-hidden``, for ``escher``
 only), layer sizes for ``--hidden``, ``--critic-hidden`` and ``--average-hidden``.  Losses or
 networks that stop being finite stop the run with an error (exit code 2), keeping the last
 checkpoint.
