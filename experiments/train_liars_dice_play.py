@@ -395,9 +395,7 @@ def parse_args(argv=None) -> Args:
         raise ValueError("--magnet-to average needs --average (the average-policy network)")
     args.hidden = layer_sizes("hidden", args.hidden)
     args.critic_hidden = layer_sizes("critic_hidden", args.critic_hidden)
-    if args.average_hidden.strip() and args.method != "escher":
-        raise ValueError(f"--average-hidden is for --method escher, not --method {args.method}")
-    args.average_hidden = layer_sizes("average_hidden", args.average_hidden) or args.hidden  # as resumes compare
+    args.average_hidden = layer_sizes("average_hidden", args.average_hidden)
     check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
                                    "average_rows", "average_steps"),
                positive=("learning_rate", "critic_learning_rate", "average_learning_rate", "clip", "eta",
@@ -439,10 +437,11 @@ def parse_args(argv=None) -> Args:
             raise ValueError(f"--{name.replace('_', '-')} is for --method escher, not --method {args.method}")
     for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps),
                      ("--regret-ema", args.regret_ema), ("--regret-plus", args.regret_plus),
-                     ("--average-ema", args.average_ema),
+                     ("--average-ema", args.average_ema), ("--average-hidden", args.average_hidden),
                      ("--average-power", args.average_power != 1.0)):
         if on and args.method != "escher":
             raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
+    args.average_hidden = args.average_hidden or args.hidden  # spelled out, so resumes compare the network built
     game = game_of(args)
     if args.method != "escher" and not fits_in_memory(game):
         raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "

@@ -368,7 +368,7 @@ def test_escher_average_network_of_its_own_width(lp, tmp_path, capsys):
     assert code == 0, err
     assert "32,32 (the average network 16)" in report["description"]
     model = torch.load(run / "model.pt", weights_only=True)
-    assert model["hidden"] == "16" and [tuple(t.shape) for t in model["net"].values()][0][0] == 16
+    assert model["hidden"] == "16" and next(iter(model["net"].values())).shape[0] == 16
     assert cli_main(["evaluate", "liars-dice", str(run / "model.pt"), "--faces", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
     code, _, err = call(lp, capsys, [*argv[:-1], "8"])
