@@ -235,6 +235,32 @@ def test_every_game_prints_one_shape(argv, capsys):
     assert report["gap"] < 0 and set(report["reached"]) == set(report["references"])
 
 
+THREADS_SEEN = []
+
+
+def uniform_counting_threads(observations, masks):
+    """Uniform over the legal actions; notes torch's thread count at each call."""
+    import torch
+
+    THREADS_SEEN.append(torch.get_num_threads())
+    return masks / masks.sum(axis=1, keepdims=True)
+
+
+def test_threads_govern_the_scoring_and_are_put_back(capsys):
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    THREADS_SEEN.clear()
+    argv = ["evaluate", "liars-dice", "test_agent_evaluation:uniform_counting_threads", "--faces", "3", "--json"]
+    assert cli_main([*argv, "--threads", "1"]) == 0
+    with_one = json.loads(capsys.readouterr().out)
+    assert THREADS_SEEN and set(THREADS_SEEN) == {1} and torch.get_num_threads() == before
+    assert cli_main(argv) == 0  # the same figure without the option
+    assert json.loads(capsys.readouterr().out)["exploitability"] == with_one["exploitability"]
+    with pytest.raises(SystemExit):
+        cli_main([*argv, "--threads", "0"])
+    assert "--threads must be at least 1, got 0" in capsys.readouterr().err
+
+
 def test_cli_text_report(capsys):
     assert cli_main(["evaluate", "liars-dice", "random", "--faces", "2"]) == 0
     out = capsys.readouterr().out

@@ -10,6 +10,8 @@ prints the same JSON object (``--json``; its keys: :mod:`dice_envs.agents.agent_
 from __future__ import annotations
 
 import argparse
+import contextlib
+from typing import Optional
 
 from . import print_json
 
@@ -102,6 +104,9 @@ def add_commands(verbs) -> None:
                          help="score a network's greedy action (the default, but in liars-dice and closest-number)")
         how.add_argument("--stochastic", dest="greedy", action="store_false",
                          help="score a network's action probabilities (the default in liars-dice and closest-number)")
+        parser.add_argument("--threads", type=int, default=None, metavar="N",
+                            help="threads torch scores a network with (default: torch's, one per core; "
+                                 "1 to score beside a one-thread training run)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.set_defaults(handler=evaluate)
 
@@ -109,7 +114,8 @@ def add_commands(verbs) -> None:
 def evaluate(args: argparse.Namespace) -> int:
     from dice_envs.agents.agent_evaluation import score
 
-    skip = {"verb", "game", "agent", "greedy", "json", "handler", "load", "max_memory", "max_seconds", "max_disk"}
+    skip = {"verb", "game", "agent", "greedy", "json", "threads", "handler", "load", "max_memory", "max_seconds",
+            "max_disk"}
     config = {key: value for key, value in vars(args).items() if key not in skip}
     if args.game == "pig":
         from .pig import die_from_args
@@ -119,7 +125,8 @@ def evaluate(args: argparse.Namespace) -> int:
         from .liars_dice import dice_argument
 
         config["dice_per_player"] = dice_argument(config.pop("dice"))
-    report = score(args.game, args.agent, args.greedy, **config)
+    with _torch_threads(args.threads):
+        report = score(args.game, args.agent, args.greedy, **config)
     if "die" in report["config"]:
         from .pig import die_summary
 
@@ -130,6 +137,29 @@ def evaluate(args: argparse.Namespace) -> int:
     else:
         print_report(report)
     return 0
+
+
+@contextlib.contextmanager
+def _torch_threads(threads: Optional[int]):
+    """torch's thread count set to ``threads`` (``None``: left as it is) while the agent is scored,
+    and put back after (``main`` may run in-process).  Without torch installed no agent is a
+    network, and the count governs nothing."""
+    if threads is None:
+        yield
+        return
+    if threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {threads}")
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def print_report(report: dict) -> None:
