@@ -251,9 +251,13 @@ def test_threads_govern_the_scoring_and_are_put_back(capsys):
     before = torch.get_num_threads()
     THREADS_SEEN.clear()
     argv = ["evaluate", "liars-dice", "test_agent_evaluation:uniform_counting_threads", "--faces", "3", "--json"]
-    assert cli_main([*argv, "--threads", "1"]) == 0
+    torch.set_num_threads(3)  # not 1 on any machine, so the option's 1 is seen
+    try:
+        assert cli_main([*argv, "--threads", "1"]) == 0
+        assert THREADS_SEEN and set(THREADS_SEEN) == {1} and torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
     with_one = json.loads(capsys.readouterr().out)
-    assert THREADS_SEEN and set(THREADS_SEEN) == {1} and torch.get_num_threads() == before
     assert cli_main(argv) == 0  # the same figure without the option
     assert json.loads(capsys.readouterr().out)["exploitability"] == with_one["exploitability"]
     with pytest.raises(SystemExit):
