@@ -134,6 +134,15 @@ the average network's moved by up to 0.0066.
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
 
+With ``bfloat16=True`` every forward pass of the networks, in the fits and at inference, runs
+under torch's CPU autocast to bfloat16 (the matrix products in bfloat16, summed in float32); the
+weights, the Adam states, the losses and the policies stay float32 or float64.  On a CPU with AMX
+(this project's machine, an Intel Xeon with ``amx_bf16``) one Adam step of a 2x512 MLP on 4,096 rows
+took 0.3x the float32 time, and an iteration of the 2v2 row's networks 0.43x (2.7 s against 6.3 s,
+from the same checkpoint); on a CPU without bfloat16 units it may be slower than float32.  Rounding
+the products' inputs to 8 bits of mantissa changes the training: what that costs in exploitability
+is measured in ``docs/training/liars_dice_escher_experiments.md``.
+
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
 """
@@ -184,6 +193,7 @@ class EscherSettings:
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     predictive_plus: bool = False  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.0  # the learner's output is a moving average of the average network's weights (0: off)
+    bfloat16: bool = False  # the networks' matrix products in bfloat16 inside iterate() and current_policy()
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -409,11 +419,11 @@ class Escher:
 
         with torch.inference_mode():
             x = torch.from_numpy(np.asarray(obs, np.float32))
-            regrets = (self.regret_net if self.regret_ema is None else self.regret_ema)(x).double()
+            regrets = self._infer(self.regret_net if self.regret_ema is None else self.regret_ema, x).double()
             if self.last_net is not None:
-                regrets = regrets + self.prediction_share() * self.last_net(x).double()
+                regrets = regrets + self.prediction_share() * self._infer(self.last_net, x).double()
             if self.prediction_net is not None:
-                regrets = 2.0 * regrets - self.prediction_net(x).double()
+                regrets = 2.0 * regrets - self._infer(self.prediction_net, x).double()
             out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
         return out.numpy()
 
@@ -435,6 +445,29 @@ class Escher:
         """The network that is scored and saved: the average-policy network, or (``average_ema``)
         the moving average of its weights."""
         return self.average_net if self.average_ema is None else self.average_ema
+
+    def _precision(self):
+        """(``bfloat16``) torch's CPU autocast to bfloat16, else a context that changes nothing.  It
+        covers forward passes and losses only, never a backward pass or an optimiser's step, so its
+        cache of cast weights never outlives a change of the weights."""
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.settings.bfloat16)
+
+    def _infer(self, net, *inputs):
+        """``net(*inputs)`` for inference.  (``bfloat16``) The rows are padded to a power of two (at
+        least 256) and the padding's outputs dropped: oneDNN builds its bfloat16 kernels for each
+        input shape it meets, and the inference batches' sizes change every call (on two dice each
+        that cost seconds an iteration), while a handful of sizes are built once."""
+        import torch
+
+        n = len(inputs[0])
+        if not self.settings.bfloat16 or not n:
+            return net(*inputs)
+        size = 1 << max(8, (n - 1).bit_length())
+        padded = [torch.cat([x, x.new_zeros((size - n,) + tuple(x.shape[1:]))]) for x in inputs]
+        with self._precision():
+            return net(*padded)[:n]
 
     def networks(self) -> tuple:
         return (self.regret_net, self.value_net, self.average_net) + tuple(
@@ -525,7 +558,8 @@ class Escher:
         import torch
 
         with torch.inference_mode():
-            return self.value_net(torch.from_numpy(obs), torch.from_numpy(other.astype(np.float32))).double().numpy()
+            return self._infer(self.value_net, torch.from_numpy(obs),
+                               torch.from_numpy(other.astype(np.float32))).double().numpy()
 
     def _fit_value(self, d: _Decisions, rng: np.random.Generator) -> float:
         import torch
@@ -540,8 +574,9 @@ class Escher:
         loss = torch.zeros(())
         for _ in range(self.settings.value_steps):
             i = torch.from_numpy(rng.integers(0, len(obs), self.settings.minibatch))
-            predicted = net(obs[i], other[i]).gather(1, action[i, None])[:, 0]
-            loss = torch.mean((predicted - target[i]) ** 2)
+            with self._precision():
+                predicted = net(obs[i], other[i]).gather(1, action[i, None])[:, 0]
+                loss = torch.mean((predicted - target[i]) ** 2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -640,10 +675,11 @@ class Escher:
         by_weight = reservoir.by_weight() if self.settings.merge or target_of is not None else None
         for _ in range(steps):
             obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng, by_weight)
-            if target_of is not None:
-                with torch.no_grad():
-                    target = target_of(obs)
-            loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
+            with self._precision():
+                if target_of is not None:
+                    with torch.no_grad():
+                        target = target_of(obs)
+                loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()

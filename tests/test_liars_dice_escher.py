@@ -467,6 +467,53 @@ def test_the_output_is_the_moving_average_of_the_average_networks_weights():
     assert plain.output_net is plain.average_net and "average_ema" not in plain.state_dict()
 
 
+def test_bfloat16_runs_the_products_in_bfloat16_keeps_float32_weights_and_still_learns():
+    """``bfloat16=True``: the networks' forward passes (fits and inference) run in bfloat16 under
+    torch's CPU autocast while the weights, the optimisers and the policies stay float32 / float64;
+    the learner still learns the three-faced game (120 iterations, as the float32 test), its state
+    continues identically after a round trip, and the option changes the training (a float32 twin
+    from the same seeds ends elsewhere)."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3)
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    half = EscherSettings(**{**SMALL.__dict__, "bfloat16": True, "other_dice": "posterior", "own_dice": "all",
+                             "merge": True, "regret_plus": True, "predictive_plus": True, "reach_floor": 0.01})
+    learner = Escher(game, "32,32", "32,32", half)
+    seen = set()
+    for net in (learner.regret_net, learner.value_net, learner.average_net):
+        net.mlp[0].register_forward_hook(lambda module, args, out: seen.add(out.dtype))
+    batch, rng = LiarsDiceBatch(half.games, game=game), np.random.default_rng(0)
+    for _ in range(120):
+        steps, losses = learner.iterate(batch, rng)
+        assert all(np.isfinite(v) for v in losses.values())
+    assert seen == {torch.bfloat16}
+    assert all(p.dtype == torch.float32 for net in learner.networks() for p in net.parameters())
+    policy = learner.current_policy(states.obs, states.mask)
+    assert policy.dtype == np.float64 and np.allclose(policy.sum(1), 1.0)
+    learned = _exploitability(game, tree, states, LearnedLiarsDicePolicy(game, learner.average_net).probabilities(
+        states.obs, states.mask))
+    assert learned < 0.4
+    saved = io.BytesIO()  # as a checkpoint is (the state holds the reservoirs' arrays, not copies)
+    torch.save(learner.state_dict(), saved)
+    saved.seek(0)
+    copy = Escher(game, "32,32", "32,32", half)
+    copy.load_state_dict(torch.load(saved, weights_only=True))
+    for one in (learner, copy):
+        torch.manual_seed(3)
+        one.iterate(LiarsDiceBatch(half.games, game=game), np.random.default_rng(5))
+    for a, b in zip(learner.networks(), copy.networks()):
+        assert all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+    twins = []
+    for bfloat16 in (True, False):
+        torch.manual_seed(0)
+        twin = Escher(game, "32,32", "32,32", EscherSettings(**{**half.__dict__, "bfloat16": bfloat16}))
+        twin.iterate(LiarsDiceBatch(half.games, game=game), np.random.default_rng(0))
+        twins.append(twin)
+    assert not all(torch.equal(x, y) for x, y in zip(twins[0].regret_net.parameters(),
+                                                     twins[1].regret_net.parameters()))
+
+
 def test_regret_matching_plus_settings_are_checked():
     with pytest.raises(ValueError, match="regret_plus does not combine"):
         EscherSettings(regret_plus=True, predictive_steps=4)

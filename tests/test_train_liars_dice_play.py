@@ -214,10 +214,11 @@ RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", 
                  "--other-dice", "posterior", "--own-dice", "all", "--merge-rows", "--predictive-steps", "4",
                  "--regret-ema", "0.9", *TINY]
 #: --method escher with predictive regret matching+ (bootstrapped targets from the regret network before each fit,
-#: which is kept for the prediction), the average weighted by t squared and scored as a moving average of its weights
+#: which is kept for the prediction), the average weighted by t squared and scored as a moving average of its
+#: weights, the networks' products in bfloat16
 RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
                       "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2",
-                      "--reach-floor", "0.001", "--predictive-plus", "--average-ema", "0.9", *TINY]
+                      "--reach-floor", "0.001", "--predictive-plus", "--average-ema", "0.9", "--bfloat16", *TINY]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
 
 
@@ -349,7 +350,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
                                           ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"]),
                                           ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"]),
-                                          ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"])])
+                                          ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"]),
+                                          ("ppo", ["--bfloat16"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -412,7 +414,7 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "predictive_steps": 0, "regret_ema": 0.0, "regret_plus": False, "average_power": 1.0,
-             "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0}
+             "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0, "bfloat16": False}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
