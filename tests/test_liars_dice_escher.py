@@ -494,7 +494,7 @@ def test_bfloat16_runs_the_products_in_bfloat16_keeps_float32_weights_and_still_
     learned = _exploitability(game, tree, states, LearnedLiarsDicePolicy(game, learner.average_net).probabilities(
         states.obs, states.mask))
     assert learned < 0.4
-    saved = io.BytesIO()  # as a checkpoint is (the state holds the reservoirs' arrays, not copies)
+    saved = io.BytesIO()  # as a checkpoint is: loaded unsaved, torch's Adam states would be shared, not copied
     torch.save(learner.state_dict(), saved)
     saved.seek(0)
     copy = Escher(game, "32,32", "32,32", half)
