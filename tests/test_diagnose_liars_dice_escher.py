@@ -62,30 +62,47 @@ def test_a_reservoir_that_keeps_every_row_is_the_table(capsys):
     assert sample["average"] == pytest.approx(0.0710, abs=2e-3)
 
 
+# A network's run below is chaotic in its float32 rounding: the games it samples follow its policy,
+# so a product rounded otherwise on another CPU's kernels (AVX-512/AMX against AVX2, or torch's
+# generic kernels) leads to other games and another figure.  Each band below covers the runs
+# measured on one machine with the kernels forced otherwise (MKL_CBWR=COMPATIBLE, MKL_CBWR=AVX2,
+# ATEN_CPU_CAPABILITY=default) and with seeds 1 and 2, with room to spare; the single figures in
+# the docstrings are one machine's seed 0.  A learner that stops learning (uniform play: 0.718) or a
+# fit that stops following its targets lands outside them.
+
+
 def test_a_network_fitted_to_the_exact_means_costs_what_the_fit_costs(capsys):
     """``--network``: regret matching on a 32x32 MLP fitted every iteration (32 Adam steps) to the
     table's exact mean regrets reached 0.050 after 100 iterations, against the table's 0.032; with
     ``--predictive`` 0.011 against 0.0053; fitted to a reservoir of each iteration's exact regrets
-    (``--network-targets rows``, the learner's targets without its value network) 0.065 (measured)."""
+    (``--network-targets rows``, the learner's targets without its value network) 0.065 (measured).
+    Across kernels and seeds (seven runs each): 0.036-0.061, 0.0097-0.017 and 0.047-0.071, so at
+    100 iterations the reservoir of rows does not cost measurably more than the exact means, and
+    the predictive rule's gain (2.3 to 6 times lower) is what holds on every run."""
     found = []
     for options in ([], ["--predictive"], ["--network-targets", "rows"]):
         assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100",
                           "--network", "32,32", *options]) == 0
         found.append(json.loads(capsys.readouterr().out)["average"])
-    assert found == pytest.approx([0.0497, 0.0110, 0.0645], abs=5e-3)
+    means, predictive, rows = found
+    assert 0.025 < means < 0.08 and 0.005 < predictive < 0.025 and 0.03 < rows < 0.09
+    assert predictive < means / 1.5
 
 
 def test_regret_matching_plus_converges_faster_on_the_table_and_on_a_network(capsys):
     """``--plus`` (sums floored at 0, every iteration alike) on the same 100 iterations: 0.011
     against the learner's rule's 0.032, 0.0033 with the average weighted by ``t ** 2``, and
     0.0074 on a 32x32 network fitted to bootstrapped targets, against 0.050 for the network fitted to
-    the exact linear means (measured); its current policy is at the equilibrium."""
+    the exact linear means (measured; across kernels and seeds 0.0074-0.0115 on the network, against
+    0.036-0.061); its current policy is at the equilibrium.  The tables' figures hold to 1e-3 on
+    every machine (no network in them)."""
     found = []
     for options in (["--plus"], ["--plus", "--average-power", "2"],
                     ["--plus", "--average-power", "2", "--network", "32,32"]):
         assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100", *options]) == 0
         found.append(json.loads(capsys.readouterr().out))
-    assert [line["average"] for line in found] == pytest.approx([0.0112, 0.00335, 0.0074], abs=1e-3)
+    assert [line["average"] for line in found[:2]] == pytest.approx([0.0112, 0.00335], abs=1e-3)
+    assert 0.004 < found[2]["average"] < 0.02
     assert found[0]["current"] < 1e-6
 
 

@@ -600,9 +600,11 @@ def test_the_2v2_model_rescores_to_its_figure(beside_output):
     """The two-dice-each model (ESCHER, the 1v2 row's settings with a 2x512 regret network, a 2x256
     average network and a 2x512 value network, 60 minutes, seed 0; docs/training/liars_dice_escher.md)
     re-scores to its run's final exploitability.  Its exact score is streamed over the 352 M
-    information states, about 10 minutes, beside the rest of the suite (conftest.py)."""
+    information states, about 10 minutes, beside the rest of the suite (conftest.py).  To 1e-6, as
+    the other committed models: the network's float32 products round differently on other CPUs'
+    kernels (an AVX-512/AMX machine gave 0.10471158, 2e-8 from the training machine's figure)."""
     report = json.loads(beside_output)
-    assert report["exploitability"] == pytest.approx(0.10471156149749175, abs=1e-9)
+    assert report["exploitability"] == pytest.approx(0.1047116, abs=1e-6)
     assert report["config"]["dice_per_player"] == 2 and report["config"]["wild"] == "aces"
 
 
