@@ -419,11 +419,13 @@ class Escher:
 
         with torch.inference_mode():
             x = torch.from_numpy(np.asarray(obs, np.float32))
-            regrets = self._infer(self.regret_net if self.regret_ema is None else self.regret_ema, x).double()
+            mean = self.regret_net if self.regret_ema is None else self.regret_ema
+            outputs = iter(self._infer([mean, self.last_net, self.prediction_net], x))
+            regrets = next(outputs).double()
             if self.last_net is not None:
-                regrets = regrets + self.prediction_share() * self._infer(self.last_net, x).double()
+                regrets = regrets + self.prediction_share() * next(outputs).double()
             if self.prediction_net is not None:
-                regrets = 2.0 * regrets - self._infer(self.prediction_net, x).double()
+                regrets = 2.0 * regrets - next(outputs).double()
             out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
         return out.numpy()
 
@@ -454,20 +456,22 @@ class Escher:
 
         return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.settings.bfloat16)
 
-    def _infer(self, net, *inputs):
-        """``net(*inputs)`` for inference.  (``bfloat16``) The rows are padded to a power of two (at
-        least 256) and the padding's outputs dropped: oneDNN builds its bfloat16 kernels for each
-        input shape it meets, and the inference batches' sizes change every call (on two dice each
-        that cost seconds an iteration), while a handful of sizes are built once."""
+    def _infer(self, nets, *inputs) -> list:
+        """``[net(*inputs) for net in nets]`` for inference, skipping any net that is ``None``.
+        (``bfloat16``) The rows are padded once to a power of two (at least 256) and the padding's
+        outputs dropped: oneDNN builds its bfloat16 kernels for each input shape it meets, and the
+        inference batches' sizes change every call (on two dice each that cost seconds an
+        iteration), while a handful of sizes are built once."""
         import torch
 
+        nets = [net for net in nets if net is not None]
         n = len(inputs[0])
         if not self.settings.bfloat16 or not n:
-            return net(*inputs)
+            return [net(*inputs) for net in nets]
         size = 1 << max(8, (n - 1).bit_length())
         padded = [torch.cat([x, x.new_zeros((size - n,) + tuple(x.shape[1:]))]) for x in inputs]
         with self._precision():
-            return net(*padded)[:n]
+            return [net(*padded)[:n] for net in nets]
 
     def networks(self) -> tuple:
         return (self.regret_net, self.value_net, self.average_net) + tuple(
@@ -558,8 +562,8 @@ class Escher:
         import torch
 
         with torch.inference_mode():
-            return self._infer(self.value_net, torch.from_numpy(obs),
-                               torch.from_numpy(other.astype(np.float32))).double().numpy()
+            value, = self._infer([self.value_net], torch.from_numpy(obs), torch.from_numpy(other.astype(np.float32)))
+            return value.double().numpy()
 
     def _fit_value(self, d: _Decisions, rng: np.random.Generator) -> float:
         import torch
@@ -713,6 +717,11 @@ class Escher:
     # -- checkpoints ------------------------------------------------------------------------------
 
     def state_dict(self) -> dict:
+        """The networks, the optimisers, the two reservoirs and the iteration count: what
+        :meth:`load_state_dict` needs to continue exactly.  Save it (``torch.save``) before loading
+        it into another learner: loaded unsaved, the optimisers' states are the same tensors in
+        both learners (``torch.optim.Optimizer.load_state_dict`` keeps them), so each learner's
+        steps move the other's Adam moments."""
         import torch
 
         return {"regret_net": self.regret_net.state_dict(), "value_net": self.value_net.state_dict(),
