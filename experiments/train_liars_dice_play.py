@@ -105,7 +105,8 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   plus its change in the last fit; ``--average-ema d`` scores and saves a moving average of the
   average network's weights; ``--average-power p`` weights iteration ``t``'s policy ``t ** p`` in
   the average; ``--bfloat16`` runs the networks' forward passes under torch's CPU autocast to
-  bfloat16 (2.3x the iterations on this machine's AMX CPU at two dice each).  What each did on
+  bfloat16 (an iteration in 0.43x the time on this machine's AMX CPU at two dice each; the 2v2
+  row's hour made 1.8x the iterations and did not end lower).  What each did on
   the wild game, and how far the same sampling goes on tables
   (``experiments/diagnose_liars_dice_escher.py``), is in
   ``docs/training/liars_dice_escher_experiments.md``.
