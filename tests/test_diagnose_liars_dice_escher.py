@@ -76,9 +76,10 @@ def test_a_network_fitted_to_the_exact_means_costs_what_the_fit_costs(capsys):
     table's exact mean regrets reached 0.050 after 100 iterations, against the table's 0.032; with
     ``--predictive`` 0.011 against 0.0053; fitted to a reservoir of each iteration's exact regrets
     (``--network-targets rows``, the learner's targets without its value network) 0.065 (measured).
-    Across kernels and seeds (seven runs each): 0.036-0.061, 0.0097-0.017 and 0.047-0.071, so at
-    100 iterations the reservoir of rows does not cost measurably more than the exact means, and
-    the predictive rule's gain (2.3 to 6 times lower) is what holds on every run."""
+    Across kernels and seeds (seven runs each: that figure and six on an AVX-512 machine):
+    0.036-0.061, 0.0097-0.017 and 0.047-0.071, so at 100 iterations the reservoir of rows does not
+    cost measurably more than the exact means, and the predictive rule's gain (2.3 to 6 times
+    lower) is what holds on every run."""
     found = []
     for options in ([], ["--predictive"], ["--network-targets", "rows"]):
         assert diag.main(["--faces", "3", "--games", "512", "--iterations", "100", "--every", "100",
