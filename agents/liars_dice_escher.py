@@ -418,7 +418,7 @@ class Escher:
         import torch
 
         with torch.inference_mode():
-            x = torch.from_numpy(np.asarray(obs, np.float32))
+            x = torch.from_numpy(np.array(obs, np.float32))  # (a copy: torch warns on read-only arrays)
             mean = self.regret_net if self.regret_ema is None else self.regret_ema
             outputs = iter(self._infer([mean, self.last_net, self.prediction_net], x))
             regrets = next(outputs).double()
@@ -426,7 +426,7 @@ class Escher:
                 regrets = regrets + self.prediction_share() * next(outputs).double()
             if self.prediction_net is not None:
                 regrets = 2.0 * regrets - next(outputs).double()
-            out = regret_matching(regrets, torch.from_numpy(np.asarray(mask, bool)))
+            out = regret_matching(regrets, torch.from_numpy(np.array(mask, bool)))
         return out.numpy()
 
     def prediction_share(self) -> float:

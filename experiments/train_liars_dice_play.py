@@ -197,7 +197,10 @@ wall-clock time of this process (evaluations included).
 Where the tree does not fit in memory, the scoring is streamed (:class:`experiments.liars_dice_training.StreamedScorer`,
 minutes: 544 s for a 2x256 MLP at two six-sided dice each): there is no first evaluation (the first is
 at ``--eval-every``, or at the end), the values against the equilibrium are None, and the scoring time
-is not counted in ``--minutes``.
+is not counted in ``--minutes``.  ESCHER's current policy (regret matching on the regret network) is
+then scored only with ``--score-current`` (``current_exploitability`` is None without it): on two
+dice each its two 2x512 networks take about an hour on one thread.  A finished run rerun with
+``--score-current`` scores the current policy of its last evaluation and prints the report with it.
 
 Outputs, in ``--run-dir`` (default ``runs/liars_dice_play_<method>_<faces>[_<d0>v<d1>][_wild|_aces]``):
 ``tb/`` (TensorBoard: ``exact/exploitability``, ``exact/value_vs_equilibrium``, the
@@ -227,7 +230,7 @@ uninterrupted one with the same options, on the same ``--threads``).  Ctrl-C or 
 finish the update in progress, save the checkpoint (not evaluated) and exit with code
 130; the report is the last evaluation's (a streamed run stopped before its one evaluation
 reports ``None`` scores and an empty curve).  On resume ``--minutes``, ``--steps``,
-``--eval-every``, ``--threads``, ``--plot``, ``--quiet`` and ``--run-dir`` may change; any
+``--eval-every``, ``--threads``, ``--plot``, ``--quiet``, ``--score-current`` and ``--run-dir`` may change; any
 other option that differs is refused with the option, both values and what to do.  A
 finished run that is rerun prints its report.
 
@@ -278,7 +281,6 @@ from dice_envs.agents.liars_dice_escher import OTHER_DICE, OWN_DICE, Escher, Esc
 from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs  # noqa: E402
 from dice_envs.agents.liars_dice_streamed import fits_in_memory  # noqa: E402
 from experiments.liars_dice_training import (  # noqa: E402
-    ExactScorer,
     StreamedScorer,
     SignalStop,
     checkpoint_blob,
@@ -316,7 +318,7 @@ METHODS = ("ppo", "mmd", "mccfr", "escher")
 #: seconds of training after which a checkpoint is written even without an evaluation
 CHECKPOINT_SECONDS = 600.0
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
-CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet")
+CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet", "score_current")
 DESCRIPTION = {
     "ppo": "self-play PPO with action masks (clipped, entropy bonus, Q critic baseline), sampled games",
     "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs), sampled "
@@ -377,6 +379,7 @@ class Args:
     average_ema: float = 0.0  # escher: scored and saved is a moving average (this decay per step) of the average net
     average_hidden: str = ""  # escher: the average-policy network's hidden layers (empty: --hidden's)
     bfloat16: bool = False  # escher: the networks' matrix products in bfloat16 (torch's CPU autocast)
+    score_current: bool = False  # escher, scored streamed: also score the current policy (see the docstring)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -442,7 +445,8 @@ def parse_args(argv=None) -> Args:
     for flag, on in (("--merge-rows", args.merge_rows), ("--predictive-steps", args.predictive_steps),
                      ("--regret-ema", args.regret_ema), ("--regret-plus", args.regret_plus),
                      ("--average-ema", args.average_ema), ("--average-hidden", args.average_hidden),
-                     ("--average-power", args.average_power != 1.0), ("--bfloat16", args.bfloat16)):
+                     ("--average-power", args.average_power != 1.0), ("--bfloat16", args.bfloat16),
+                     ("--score-current", args.score_current)):
         if on and args.method != "escher":
             raise ValueError(f"{flag} is for --method escher, not --method {args.method}")
     args.average_hidden = args.average_hidden or args.hidden  # spelled out, so resumes compare the network built
@@ -947,8 +951,8 @@ def train(args: Args) -> dict:
     run = Path(args.run_dir)
     ckpt_path = run / "checkpoint.pt"
     blob, state, report = open_run(args, FORMAT, CHANGEABLE, tensor_names(args), upgrade=legacy_args)
-    if report is not None:
-        return report
+    if report is not None and not (args.score_current and report["current_exploitability"] is None):
+        return report  # (a finished run rerun with --score-current goes on to score its current policy)
     if state is not None:
         try:
             check_fields(state, "its state", updates=int)
@@ -1016,9 +1020,8 @@ def train(args: Args) -> dict:
             scores = scorer.scores(scored)
         if args.average:
             scores["current_exploitability"] = scorer.scores(net)["exploitability"]
-        if escher is not None and isinstance(scorer, ExactScorer):  # (streamed, it would double the time)
-            scores["current_exploitability"] = scorer.scores_table(escher.current_policy(
-                scorer.states.obs, scorer.states.mask))["exploitability"]
+        if escher is not None and (args.score_current or not streamed):  # (streamed: an hour at two dice each)
+            scores["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
         scores.update(steps=steps, updates=updates, minutes=elapsed / 60)
         history.append(scores)
         scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium",
@@ -1031,6 +1034,13 @@ def train(args: Args) -> dict:
                   f"{scores['exploitability']:.5f}" + ("" if versus is None else f"  vs CFR+ {versus:+.5f}")
                   + (f"  (current policy {scores['current_exploitability']:.5f})"
                      if "current_exploitability" in scores else ""))
+        save()
+
+    def score_current_now():
+        """ESCHER's current policy scored, added to the last evaluation (at the current step)."""
+        score = history[-1]["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
+        scalars(writer, "exact", {"current_exploitability": score}, steps)
+        log(args, f"steps {steps:10d}  updates {updates:6d}  current policy exploitability {score:.5f}")
         save()
 
     def unevaluated():  # no evaluation is on the curve at the current step yet
@@ -1092,6 +1102,8 @@ def train(args: Args) -> dict:
                 save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
             elif unevaluated():
                 evaluate_now()
+            elif args.score_current and "current_exploitability" not in history[-1]:
+                score_current_now()  # a finished run rerun with --score-current
         finally:
             writer.close()
     model_path = run / "model.pt"

@@ -351,7 +351,7 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mmd", ["--predictive-steps", "8"]), ("ppo", ["--regret-ema", "0.9"]),
                                           ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"]),
                                           ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"]),
-                                          ("ppo", ["--bfloat16"])])
+                                          ("ppo", ["--bfloat16"]), ("mmd", ["--score-current"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -451,7 +451,9 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     scoring in the budget: here forced on 1 v 2 three-faced dice, where the exact in-memory
     evaluation (the CLI's) gives the same exploitability.  Interrupted (Ctrl-C) before its one
     evaluation, it reports no exploitability and an empty curve, and the same command resumes it;
-    killed during that evaluation, the same command scores the state it saved first."""
+    killed during that evaluation, the same command scores the state it saved first.  The current
+    policy is not scored streamed, unless the finished run is rerun with ``--score-current``: then
+    once, to the in-memory scoring's figure."""
     from dice_envs.cli import main as cli_main
     from experiments import liars_dice_training
 
@@ -480,11 +482,25 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     assert report["current_exploitability"] is None  # regret matching's is not scored streamed
     assert report["game"]["dice_per_player"] == [1, 2] and report["game"]["wild"] == "aces"
     assert (run / "curve.json").exists() and 0 < report["exploitability"] < 1
-    monkeypatch.undo()
+    shutil.copytree(run, tmp_path / "in_memory")
+
+    # rerun with --score-current, the finished run scores its current policy (streamed), once
+    code, rescored, err = call(lp, capsys, [*argv, "--score-current"])
+    assert code == 0 and 0 < rescored["current_exploitability"] < 1, err
+    assert rescored["curve"][-1]["current_exploitability"] == rescored["current_exploitability"]
+    assert {k: rescored[k] for k in ("steps", "updates", "exploitability")} == {
+        k: report[k] for k in ("steps", "updates", "exploitability")}  # not retrained, the average not rescored
+    code, again, err = call(lp, capsys, [*argv, "--score-current"])
+    assert code == 0 and again == rescored  # scored once: now it is the finished run's report
+
+    monkeypatch.undo()  # in memory: the same figures
     assert cli_main(["evaluate", "liars-dice", str(run / "model.pt"), "--faces", "3", "--dice", "1", "2", "--wild",
                      "aces", "--json"]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
+    code, exact, err = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "in_memory"), "--score-current"])
+    assert code == 0 and exact["current_exploitability"] == pytest.approx(rescored["current_exploitability"],
+                                                                          abs=1e-6), err
 
 
 def test_schedules_follow_the_budget(lp):
