@@ -319,6 +319,8 @@ METHODS = ("ppo", "mmd", "mccfr", "escher")
 CHECKPOINT_SECONDS = 600.0
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet", "score_current")
+#: what a finished run rerun with --score-current changes in its report
+RESCORED = ("current_exploitability", "curve", "args")
 DESCRIPTION = {
     "ppo": "self-play PPO with action masks (clipped, entropy bonus, Q critic baseline), sampled games",
     "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs), sampled "
@@ -1150,6 +1152,8 @@ def train(args: Args) -> dict:
         "curve": curve(history),
         "args": dataclasses.asdict(args),
     })
+    if report is not None:  # a finished run rerun with --score-current: its own report (its speed, ...) and that score
+        result = dict(report, **{key: result[key] for key in RESCORED})
     if interrupted:
         return result
     scored_label = ("average policy (mccfr, sampled play, tables)" if cfr is not None else
