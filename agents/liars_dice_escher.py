@@ -158,7 +158,7 @@ from dice_envs.dice import roll_counts
 from dice_envs.liars_dice import LiarsDiceGame
 from dice_envs.resources import check_resources
 
-from .liars_dice_learned import build_network
+from .liars_dice_learned import NETWORK_CHUNK, build_network
 
 __all__ = ["Escher", "EscherSettings", "OTHER_DICE", "OWN_DICE", "Reservoir", "SampledStep",
            "draw_by_weight", "expected_sarsa_targets", "regret_matching", "sampled_games", "unique_rows"]
@@ -414,19 +414,25 @@ class Escher:
         """``sigma_t``: regret matching on the regret network (plus, with ``predictive_steps``, the
         last-regret network times :meth:`prediction_share`; with ``predictive_plus``, the regret
         network's change in its last fit), ``(n, A)`` float64.  Between iterations it is the policy
-        the next iteration will play."""
+        the next iteration will play.  Large batches run :data:`NETWORK_CHUNK` rows at a time: on
+        32,768 rows of two dice each through 2x512 networks in bfloat16 (``predictive_plus``), 0.11 s
+        a call against 0.22 s at once, on one core of the 2-core machine."""
         import torch
 
+        x = torch.from_numpy(np.array(obs, np.float32))  # (a copy: torch warns on read-only arrays)
+        legal = torch.from_numpy(np.array(mask, bool))
+        out = torch.empty(legal.shape, dtype=torch.float64)
+        mean = self.regret_net if self.regret_ema is None else self.regret_ema
         with torch.inference_mode():
-            x = torch.from_numpy(np.array(obs, np.float32))  # (a copy: torch warns on read-only arrays)
-            mean = self.regret_net if self.regret_ema is None else self.regret_ema
-            outputs = iter(self._infer([mean, self.last_net, self.prediction_net], x))
-            regrets = next(outputs).double()
-            if self.last_net is not None:
-                regrets = regrets + self.prediction_share() * next(outputs).double()
-            if self.prediction_net is not None:
-                regrets = 2.0 * regrets - next(outputs).double()
-            out = regret_matching(regrets, torch.from_numpy(np.array(mask, bool)))
+            for lo in range(0, len(x), NETWORK_CHUNK):
+                rows = slice(lo, lo + NETWORK_CHUNK)
+                outputs = iter(self._infer([mean, self.last_net, self.prediction_net], x[rows]))
+                regrets = next(outputs).double()
+                if self.last_net is not None:
+                    regrets = regrets + self.prediction_share() * next(outputs).double()
+                if self.prediction_net is not None:
+                    regrets = 2.0 * regrets - next(outputs).double()
+                out[rows] = regret_matching(regrets, legal[rows])
         return out.numpy()
 
     def prediction_share(self) -> float:

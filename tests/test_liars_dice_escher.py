@@ -19,7 +19,7 @@ from dice_envs.agents.liars_dice_escher import (  # noqa: E402
     regret_matching,
     unique_rows,
 )
-from dice_envs.agents.liars_dice_learned import InfoStates, LearnedLiarsDicePolicy  # noqa: E402
+from dice_envs.agents.liars_dice_learned import NETWORK_CHUNK, InfoStates, LearnedLiarsDicePolicy  # noqa: E402
 from dice_envs.agents.liars_dice_solver import PublicTree, exploitability  # noqa: E402
 from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState  # noqa: E402
 from dice_envs.liars_dice_batched import LiarsDiceBatch  # noqa: E402
@@ -429,6 +429,10 @@ def test_predictive_regret_matching_plus_plays_on_the_network_plus_its_last_chan
     assert not torch.equal(after, before)
     expected = regret_matching(2.0 * after - before, torch.from_numpy(mask)).numpy()
     assert np.allclose(learner.current_policy(obs, mask), expected)
+    # a batch of more than NETWORK_CHUNK rows runs in chunks, to the same policy row by row
+    copies = 2 * NETWORK_CHUNK // len(obs) + 1
+    assert np.allclose(learner.current_policy(np.tile(obs, (copies, 1)), np.tile(mask, (copies, 1))),
+                       np.tile(expected, (copies, 1)))
     # the frozen network round-trips, so that a resumed run plays the same sigma_t
     state = learner.state_dict()
     again = Escher(game, "16", "16", settings_)
