@@ -229,7 +229,7 @@ class StreamedScorer:
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``,
         streamed (ESCHER's current policy, a 2x512 regret network and its frozen copy in bfloat16 on
-        two dice each: 3,675 s on one thread, beside a training run on the other core)."""
+        two dice each: about 1,600 s on one thread, beside another such scoring on the other core)."""
         from dice_envs.agents.liars_dice_streamed import streamed_evaluate
 
         return float(streamed_evaluate(self.game, policy).exploitability)
