@@ -85,7 +85,9 @@ class RulesCoreEnv(AECEnv):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text),
             ``"human"`` (printed after every step) or ``"rgb_array"`` (``render()``
             returns a picture of the table, :mod:`dice_envs.rendering`; needs matplotlib).
-            ``painter.items`` lists what the last picture shows.
+            ``painter.items`` lists what the last picture shows.  Every mode shows the table
+            from the seat of the player to move (:meth:`viewer`): the text and the picture,
+            its log of the latest events included, hide what that player may not see.
         max_cycles: optional limit on the number of player decisions; when hit, all
             agents are truncated with reward 0.  ``None`` means no limit.
         observation: ``"dict"`` (``{"observation", "action_mask"}``, as PettingZoo's classic
@@ -121,7 +123,9 @@ class RulesCoreEnv(AECEnv):
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.state_: Optional[GameState] = None
         self._np_random, _ = seeding.np_random(None)
-        self.log: list[str] = []
+        #: ``(state, action or chance outcome)`` of the moves since the last render, written at the
+        #: next render as its events, from the seat that frame is drawn for (see :meth:`render`).
+        self.log: list = []
         #: ``(state, action or chance outcome)`` of every move of the game, kept for the pictures
         #: (``render_mode="rgb_array"``), which show the last roll or the last round's reveal.
         self.moves: list = []
@@ -183,7 +187,7 @@ class RulesCoreEnv(AECEnv):
             raise IllegalActionError(f"{agent}: {err}") from None
         self._cumulative_rewards[agent] = 0
         if self.render_mode is not None:
-            self.log.append(f"{agent}: {self.game.action_name(action)}")
+            self.log.append((state, action))
             if self.render_mode == "rgb_array":
                 self.moves.append((state, action))
         self.state_ = self._resolve_chance(state.apply(action))
@@ -206,18 +210,27 @@ class RulesCoreEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        events = self.log[-6:]
+        viewer = self.viewer()
+        events = [state.describe_outcome(move, viewer) if state.is_chance_node()
+                  else state.describe_action(move, viewer) for state, move in self.log[-6:]]
         self.log.clear()
         if self.render_mode == "rgb_array":
             if self.painter is None:
                 self.painter = TablePainter()
             return self.painter.frame(self.game, self.state_, self.possible_agents, self.moves, events,
                                       self.game_title(), self._status())
-        text = "\n".join(events + [str(self.state_)])
+        text = "\n".join(events + [self.state_.describe(viewer)])
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
+
+    def viewer(self) -> Optional[int]:
+        """The seat every render is made for: the player to move, as at a hot-seat table (``None``, the
+        whole table, once the game is over and everything is face up)."""
+        state = self.state_
+        assert state is not None  # rendered after reset()
+        return None if state.is_terminal() else state.current_player
 
     def game_title(self) -> str:
         """The game's name for pictures (from the environment's name without its version)."""
@@ -250,7 +263,7 @@ class RulesCoreEnv(AECEnv):
         while state.is_chance_node():
             outcome = state.sample_chance(self._np_random)
             if self.render_mode is not None:
-                self.log.append(state.describe_outcome(outcome))
+                self.log.append((state, outcome))
                 if self.render_mode == "rgb_array":
                     self.moves.append((state, outcome))
             state = state.apply(outcome)

@@ -315,8 +315,15 @@ class ClosestNumberState(GameState):
     def sample_chance(self, rng):
         return int(rng.integers(self.game.num_players))
 
-    def describe_outcome(self, outcome) -> str:
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
         return f"player_{outcome} starts round 1"
+
+    def describe_action(self, action: int, player: Optional[int] = None) -> str:
+        """In a decoy round the other players see a card placed, not whether it is the decoy."""
+        mover = self.current_player
+        if player is None or player == mover or not self.rules.decoy:
+            return super().describe_action(action, player)
+        return f"player_{mover}: a card (or the decoy) on {self.game.decode(action)[0]}"
 
     def returns(self):
         return self.outcome if self.outcome is not None else (0.0,) * self.game.num_players

@@ -73,9 +73,22 @@ class GameState(abc.ABC):
         """Draw one chance outcome with ``rng`` (override to use a cached sampler)."""
         return Sampler(list(self.chance_outcomes())).sample(rng)
 
-    def describe_outcome(self, outcome) -> str:
-        """Human-readable text for a chance outcome (used by renders)."""
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
+        """Text for the chance ``outcome`` at this node, as ``player`` sees it (``None``: everything).
+
+        Renders write it from the seat of the player to move, so a game whose chance outcomes are
+        private (dealt cards, dice under a cup) hides in it what ``player`` may not see."""
         return f"chance: {outcome}"
+
+    def describe_action(self, action: int, player: Optional[int] = None) -> str:
+        """Text for the decision ``action`` of the player to move here, as ``player`` sees it
+        (``None``: everything); a game whose moves are made unseen overrides it."""
+        return f"player_{self.current_player}: {self.game.action_name(action)}"
+
+    def describe(self, player: Optional[int] = None) -> str:
+        """The position as text, as ``player`` sees it (``None``: everything).  ``str(state)`` is the
+        public view; a game whose text would show a secret overrides this."""
+        return str(self)
 
     @abc.abstractmethod
     def apply(self, action) -> "GameState":

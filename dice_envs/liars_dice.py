@@ -57,8 +57,8 @@ from .core import CHANCE, TERMINAL, Game, GameState
 from .dice import combine, d, roll_counts
 from .validation import check_int as _check_int
 
-__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild", "seed_game",
-           "tree_size"]
+__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
+           "describe_roll", "seed_game", "tree_size"]
 
 #: Node counts the seed reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
@@ -298,10 +298,9 @@ class LiarsDiceState(GameState):
         g = self.game
         return tuple(tuple(sorted(int(f) for f in rng.integers(1, g.faces + 1, size=n))) for n in g.dice)
 
-    def describe_outcome(self, outcome) -> str:
-        return "dice rolled: " + "; ".join(
-            f"player_{p} {' '.join(map(str, roll))}" for p, roll in enumerate(outcome)
-        )
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
+        """``"dice rolled: player_0 2 5; player_1 ? ?"``: ``player`` sees only their own dice."""
+        return describe_roll(outcome, range(len(outcome)), player)
 
     @property
     def winner(self) -> Optional[int]:
@@ -380,6 +379,15 @@ class LiarsDiceState(GameState):
 
     def __repr__(self) -> str:
         return f"LiarsDiceState(rolls={self.rolls}, bids={self.bids}, called={self.called})"
+
+
+def describe_roll(rolls, seats, viewer: Optional[int] = None) -> str:
+    """The text of a roll, ``rolls[i]`` by the seat ``seats[i]``, as the seat ``viewer`` sees it
+    (every other seat's dice a ``?``; ``None``: every die)."""
+    return "dice rolled: " + "; ".join(
+        f"player_{seat} " + " ".join(str(f) if viewer is None or seat == viewer else "?" for f in roll)
+        for seat, roll in zip(seats, rolls)
+    )
 
 
 def tree_size(game: LiarsDiceGame) -> int:

@@ -35,7 +35,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .core import CHANCE, TERMINAL, Game, GameState
-from .liars_dice import LiarsDiceGame, LiarsDiceState, check_dice, check_wild
+from .liars_dice import LiarsDiceGame, LiarsDiceState, check_dice, check_wild, describe_roll
 from .validation import check_choice
 from .validation import check_int as _check_int
 
@@ -178,9 +178,9 @@ class LiarsDiceMatchState(GameState):
     def sample_chance(self, rng):
         return self.round.sample_chance(rng)
 
-    def describe_outcome(self, outcome) -> str:
-        return "dice rolled: " + "; ".join(f"player_{p} {' '.join(map(str, roll))}"
-                                           for p, roll in zip(self.players, outcome))
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
+        """The round's roll, as the seat ``player`` sees it (only their own dice)."""
+        return describe_roll(outcome, self.players, player)
 
     def returns(self):
         if self.winner is None:

@@ -184,7 +184,7 @@ class PigState(GameState):
     def sample_chance(self, rng):
         return _roll_sampler(self.game.die).sample(rng)
 
-    def describe_outcome(self, outcome) -> str:
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
         return f"player_{self.mover} rolled {outcome}" + (" (bust)" if outcome == BUST_FACE else "")
 
     def apply(self, action) -> "PigState":

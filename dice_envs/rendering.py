@@ -41,7 +41,9 @@ bids, placements) in small text at the bottom; the picture in between is the gam
 
 **Hidden information.**  A frame is drawn from the seat of the player to move, as at a
 hot-seat table: that player's secrets are face up, everyone else's hidden, and everything is
-turned face up once the rules make it public.  Liar's Dice: the mover's dice face up, each
+turned face up once the rules make it public.  The log of the latest events is written for the
+same seat (``dice rolled: player_0 2 5; player_1 ? ?``; a decoy placed is "a card (or the decoy)";
+a maester's declaration is "declared"), as is the text of ``render_mode="ansi"``.  Liar's Dice: the mover's dice face up, each
 other player's dice (dark, with a ``?``) under an upturned cup; every die face up once the bid
 is called (the end of the round), and in the match the last round's dice in its reveal.  The
 Shakes: efficacy cards face down, the maester to move's own card face up (maesters game; the

@@ -334,7 +334,7 @@ class ShakesState(GameState):
             return tuple(roll_argument(self.treated[m], self.saved[m], rng) for m in self.contenders)
         raise NotImplementedError(f"no chance node in phase {self.phase!r}")
 
-    def describe_outcome(self, outcome) -> str:
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
         if self.phase == DEAL:
             return "the efficacy cards are dealt face down"
         if self.phase == TREAT:
@@ -589,6 +589,12 @@ class MaestersState(ShakesState):
         order = [(player + k) % n for k in range(n)]
         card = 0 if self.efficacies is None else self.efficacies[player]
         return np.array([card] + self.game._record_features(self, order), dtype=np.float32)
+
+    def describe_action(self, action: int, player: Optional[int] = None) -> str:
+        """Declarations are simultaneous: the other maesters see that one was made, not which."""
+        if player is None or player == self.current_player:
+            return super().describe_action(action, player)
+        return f"player_{self.current_player}: declared"
 
     def __str__(self) -> str:
         text = super().__str__()

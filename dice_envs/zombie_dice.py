@@ -31,7 +31,7 @@ model of Neller et al. ("Optimal Play of the All Yellow Zombie Dice Game").
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -265,7 +265,7 @@ class ZombieDiceState(GameState):
         cup, _ = self._effective_cup()
         return self.game.roll_outcomes(cup, self.feet)[1].sample(rng)
 
-    def describe_outcome(self, outcome) -> str:
+    def describe_outcome(self, outcome, player: Optional[int] = None) -> str:
         _, results = outcome
         parts = []
         for die, (b, s, f) in zip(self.game.dice, results):

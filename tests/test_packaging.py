@@ -101,3 +101,22 @@ def test_the_installed_wheel_runs_from_outside_the_repository(installed, tmp_pat
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert Path(run.stdout.strip()).resolve().is_relative_to(installed.parent.resolve())
+
+
+def test_the_extras_take_a_torch_range_and_the_run_pin_admits_the_cpu_build():
+    """A project with its own torch can add ``[train]``, ``[torchrl]`` or ``[rllib]``; ``./run``'s exact pin
+    (``constraints.txt``) is met by the CPU build's local version, ``2.13.0+cpu``, which PyTorch's CPU index
+    serves and which pip prefers to PyPI's ``2.13.0`` (a CUDA build)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for name in ("train", "torchrl", "rllib"):
+        torch = [Requirement(r) for r in extras[name] if Requirement(r).name == "torch"]
+        assert torch and all(not any(s.operator in ("==", "===") for s in r.specifier) for r in torch), name
+        assert all(r.specifier.contains("2.13.0") and r.specifier.contains("2.15.0") for r in torch), name
+    pins = [Requirement(line) for line in (ROOT / "constraints.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    (torch,) = [r for r in pins if r.name == "torch"]
+    assert torch.specifier.contains("2.13.0+cpu") and Version("2.13.0+cpu") > Version("2.13.0")

@@ -272,3 +272,99 @@ def test_record_video_writes_an_mp4_of_a_game_for_every_gymnasium_id(tmp_path):
 def test_unknown_render_mode_is_refused():
     with pytest.raises(ValueError, match="render_mode"):
         dice_envs.pig_v0.env(render_mode="rgb")
+
+
+# -- hidden information: a render is a function of what its viewer (the player to move) knows --------
+
+
+def _render_after(make_env, roll, actions, monkeypatch):
+    """Render ``make_env()`` after its first roll came out as ``roll`` and its players made ``actions``:
+    the frame (or text), and the painter's texts."""
+    from dice_envs.liars_dice import LiarsDiceState
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LiarsDiceState, "sample_chance", lambda state, rng: roll)
+        env = make_env()
+        env.reset(seed=0)
+        for action in actions:
+            env.step(action)
+    frame = env.render()
+    texts = [] if env.painter is None else [i.value for i in env.painter.items if i.kind == "text"]
+    return frame, texts
+
+
+@pytest.mark.parametrize("render_mode", ["rgb_array", "ansi"])
+@pytest.mark.parametrize("module", [liars_dice_v0, liars_dice_match_v0], ids=["round", "match"])
+def test_liars_dice_renders_the_same_whatever_the_other_players_hold(render_mode, module, monkeypatch):
+    """At every turn, a world where the other players rolled other dice gives the same frame (pixels and
+    texts) or the same text: the dice under the cups, the log of the roll included."""
+
+    def make_env():
+        return module.raw_env(render_mode=render_mode, num_players=3, dice_per_player=2, wild="aces")
+
+    rng = np.random.default_rng(5)
+    env = make_env()
+    env.reset(seed=0)
+    state = env.game_state
+    rolls = (state.round if module is liars_dice_match_v0 else state).rolls
+    actions: list = []
+    for _ in range(5):
+        mover = env.game_state.current_player  # the round's seat: all three players are in round 1
+        other = tuple(roll if seat == mover else (1, 1) if roll != (1, 1) else (2, 3) for seat, roll in enumerate(rolls))
+        seen, seen_texts = _render_after(make_env, rolls, actions, monkeypatch)
+        changed, changed_texts = _render_after(make_env, other, actions, monkeypatch)
+        if render_mode == "ansi":
+            assert seen == changed, (seen, changed)
+        else:
+            assert seen_texts == changed_texts and np.array_equal(seen, changed), (seen_texts, changed_texts)
+        mask = env.action_mask(env.agent_selection)
+        action = int(np.flatnonzero(mask)[0])  # the lowest bid: the round goes on
+        env.step(action)
+        actions.append(action)
+
+
+@pytest.mark.parametrize("env_id", ["LiarsDice-v0", "LiarsDiceMatch-v0"])
+def test_liars_dice_gymnasium_frames_log_only_the_agents_dice(env_id):
+    env = gymnasium.make(f"dice_envs/{env_id}", render_mode="rgb_array", dice_per_player=2, wild="aces",
+                         opponent="random")
+    env.reset(seed=11)
+    env.render()
+    aec = env.unwrapped.aec
+    rolled = [i.value for i in aec.painter.items if i.kind == "text" and i.value.startswith("dice rolled")]
+    state = aec.game_state
+    rolls = (state.round if env_id == "LiarsDiceMatch-v0" else state).rolls
+    me = state.current_player
+    assert rolled == ["dice rolled: " + "; ".join(
+        f"player_{seat} " + " ".join(str(f) if seat == me else "?" for f in roll) for seat, roll in enumerate(rolls))]
+
+
+def test_closest_number_renders_hide_which_card_is_the_decoy():
+    def frames(first, second):
+        env = closest_number_v0.raw_env(render_mode="rgb_array", num_players=2, numbers=8, starting_player=0)
+        env.reset(seed=0)
+        env.step(env.game.action(1))  # round 1: player_0 on 1,
+        env.step(env.game.action(8))  # player_1 on 8
+        env.step(first)  # round 2, player_1 starts: a card and a decoy, in either order
+        texts = []
+        for action in (env.game.action(5), second):
+            env.render()
+            texts.append([i.value for i in env.painter.items if i.kind == "text"])
+            env.step(action)
+        return texts
+
+    game = closest_number_v0.raw_env(num_players=2, numbers=8).game
+    decoy_first = frames(game.action(2, decoy=True), game.action(7))
+    card_first = frames(game.action(2), game.action(7, decoy=True))
+    assert decoy_first[0] == card_first[0]  # player_0 to move: player_1's card on 2 may be the decoy
+    assert any("decoy" in line for line in decoy_first[1])  # player_1 sees their own decoy
+
+
+def test_shakes_renders_hide_the_other_maesters_declarations():
+    def texts(declaration):
+        env = shakes_v0.raw_env(render_mode="ansi", num_players=3, mode="maesters")
+        env.reset(seed=0)
+        assert env.agent_selection == "player_0"
+        env.step(declaration)
+        return env.render()
+
+    assert texts(0) == texts(1)

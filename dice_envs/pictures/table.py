@@ -19,6 +19,7 @@ reading pixels (:meth:`dice_envs.rendering.TablePainter.count`, e.g.
 * ``"card"``: a card, ``value`` its text face up, ``None`` face down;
 * ``"token"``: a round counter (a saved patient in The Shakes);
 * ``"rung"``: a bid on the Liar's Dice ladder, ``value`` ``(quantity, face)``;
+* ``"text"``: a line of text, ``value`` the text (titles, names, the log of the latest events);
 * kinds a game adds for its own dice (``"zombie_die"``, ``"patient"``).
 """
 
@@ -180,6 +181,7 @@ class Table:
         extra = {"family": family} if family else {}
         self.ax.text(x, y, s, fontsize=size, color=colour, ha=ha, va=va, fontweight=weight, zorder=z,
                      clip_on=False, **extra)
+        self.record("text", None, s)
 
     # -- dice -----------------------------------------------------------------------
 
