@@ -17,7 +17,7 @@ def pyplot():
 
 def save_figure(fig, path: str, dpi: int = 130) -> str:
     """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
-    from dice_envs.files import atomic_file
+    from dice_envs.core.files import atomic_file
 
     suffix = os.path.splitext(path)[1] or ".png"
     try:

@@ -26,68 +26,49 @@ Gymnasium's registry::
 
 from __future__ import annotations
 
+import importlib
+import re
+
 import gymnasium
 import pettingzoo
 
-from . import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
+from dice_envs._moved import install_moved_modules
+from dice_envs.registry import GAMES
 
 __version__ = "0.1.0"
 
-all_environments = {
-    "zombie_dice_v0": zombie_dice_v0,
-    "shakes_v0": shakes_v0,
-    "pig_v0": pig_v0,
-    "liars_dice_v0": liars_dice_v0,
-    "liars_dice_match_v0": liars_dice_match_v0,
-    "closest_number_v0": closest_number_v0,
-}
+#: Each environment's module, by name (``"liars_dice_v0"``), as PettingZoo's ``all_environments``.
+all_environments = {entry.module_name: importlib.import_module(f"dice_envs.{entry.module_name}")
+                    for entry in GAMES.values() if entry.env is not None}
 
+#: Single-agent Gymnasium versions (the other seats played by a chosen opponent): entry point by name.
+single_agent_environments = {entry.gymnasium[0]: entry.gymnasium[1] for entry in GAMES.values() if entry.gymnasium}
 
-# Single-agent Gymnasium versions (the other seats played by a chosen opponent).
-single_agent_environments = {
-    "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceEnv",
-    "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceEnv",
-    "LiarsDiceMatch-v0": "dice_envs.liars_dice_match_gym:LiarsDiceMatchEnv",
-    "Pig-v0": "dice_envs.pig_gym:PigEnv",
-    "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberEnv",
-    "Shakes-v0": "dice_envs.shakes_gym:ShakesEnv",
-}
-
-# Batched versions of the single-agent ids, for gymnasium.make_vec(..., vectorization_mode="vector_entry_point").
-vector_environments = {
-    "ZombieDice-v0": "dice_envs.zombie_dice_gym:ZombieDiceVectorEnv",
-    "LiarsDice-v0": "dice_envs.liars_dice_gym:LiarsDiceVectorEnv",
-    "LiarsDiceMatch-v0": "dice_envs.liars_dice_match_gym:LiarsDiceMatchVectorEnv",
-    "Pig-v0": "dice_envs.pig_gym:PigVectorEnv",
-    "ClosestNumber-v0": "dice_envs.closest_number_gym:ClosestNumberVectorEnv",
-    "Shakes-v0": "dice_envs.shakes_gym:ShakesVectorEnv",
-}
+#: Batched versions of the single-agent ids, for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``.
+vector_environments = {entry.gymnasium[0]: entry.gymnasium[2] for entry in GAMES.values() if entry.gymnasium}
 
 
 def game_id(gymnasium_name: str) -> str:
     """The one name of a game, PettingZoo's id, from its Gymnasium name:
     ``"LiarsDiceMatch-v0"`` -> ``"dice_envs/liars_dice_match-v0"``.  Gymnasium knows every
     single-agent version under both ids; PettingZoo's registry under this one."""
-    import re
-
     return "dice_envs/" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", gymnasium_name).lower()
 
 
 def _register_all() -> None:
-    for name, module in all_environments.items():
-        env_id = "dice_envs/" + name.replace("_v", "-v")
-        if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point=f"{module.__name__}:env")
-    for name, entry_point in single_agent_environments.items():
+    for entry in GAMES.values():
+        if entry.env is not None and entry.pettingzoo_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", entry.pettingzoo_id, entry_point=f"dice_envs.{entry.module_name}:env")
+        if entry.gymnasium is None:
+            continue
+        name, entry_point, vector_entry_point = entry.gymnasium
         for env_id in ("dice_envs/" + name, game_id(name)):  # Gymnasium's spelling, and PettingZoo's
             if env_id not in gymnasium.registry:
-                gymnasium.register(env_id, entry_point=entry_point,
-                                   vector_entry_point=vector_environments.get(name))
+                gymnasium.register(env_id, entry_point=entry_point, vector_entry_point=vector_entry_point)
 
 
+install_moved_modules()
 _register_all()
 
-__all__ = [
-    "all_environments", "single_agent_environments", "closest_number_v0", "liars_dice_match_v0", "liars_dice_v0", "pig_v0", "shakes_v0",
-    "zombie_dice_v0", "game_id", "__version__",
-]
+__all__ = ["all_environments", "single_agent_environments", "vector_environments", "game_id", "__version__",
+           *all_environments]

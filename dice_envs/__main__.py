@@ -1,5 +1,5 @@
 import sys
 
-from dice_envs.cli import main
+from dice_envs.agents.cli import main
 
 sys.exit(main())

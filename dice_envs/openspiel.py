@@ -39,14 +39,14 @@ try:
 except ImportError as err:  # pragma: no cover - the extra is not installed
     raise ImportError("dice_envs.openspiel needs OpenSpiel: pip install 'dice-envs[openspiel]'") from err
 
-from .closest_number import MAX_NUMBERS
-from .core import CHANCE, TERMINAL, Game
+from dice_envs.core.game import CHANCE, TERMINAL, Game
+from dice_envs.games.closest_number.rules import MAX_NUMBERS
 
 if TYPE_CHECKING:
-    from .closest_number import ClosestNumberGame
-    from .liars_dice import LiarsDiceGame
-    from .pig import PigGame
-    from .zombie_dice import ZombieDiceGame
+    from dice_envs.games.closest_number.rules import ClosestNumberGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+    from dice_envs.games.pig.rules import PigGame
+    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
 __all__ = ["GAMES", "register", "core_state"]
 
@@ -94,7 +94,7 @@ def _none(value):
 def _liars_dice(p) -> LiarsDiceGame:
     """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
     each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
-    from .liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     dice = p["dice_per_player"]
     if p["dice"]:
@@ -107,26 +107,26 @@ def _liars_dice(p) -> LiarsDiceGame:
 
 
 def _pig(p) -> PigGame:
-    from .dice import d
-    from .pig import PigGame
+    from dice_envs.core.dice import d
+    from dice_envs.games.pig.rules import PigGame
 
     return PigGame(p["goal"], d(p["sides"]))
 
 
 def _zombie_dice(p) -> ZombieDiceGame:
-    from .zombie_dice import ZombieDiceGame
+    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
     return ZombieDiceGame(p["num_players"], p["variant"], p["goal"], p["stop_when_won"])
 
 
 def _shakes(p):
-    from .shakes_v0 import make_game
+    from dice_envs.games.shakes.env import make_game
 
     return make_game(p["num_players"], p["mode"], p["variant"], p["objective"], p["until_winner"])
 
 
 def _closest_number(p) -> ClosestNumberGame:
-    from .closest_number import ClosestNumberGame
+    from dice_envs.games.closest_number.rules import ClosestNumberGame
 
     return ClosestNumberGame(p["num_players"], p["numbers"], _none(p["starting_player"]), p["round3"])
 

@@ -16,7 +16,7 @@ Needs the ``[rllib]`` extra (``pip install 'dice-envs[rllib]'``).
   seats' games (parameter sharing).
 * a trained module (or a checkpoint written by ``algo.save_to_path``) is scored
   exactly as an agent over observations by
-  :class:`dice_envs.agents.observation_agents.RLlibAgent`
+  :class:`dice_envs.agents.evaluate.observation_agents.RLlibAgent`
   (``dice-envs evaluate GAME CHECKPOINT_DIR``).
 
 Example::
@@ -66,7 +66,7 @@ def _environment(config: dict):
         if game != "zombie_dice_v0" or aec.unwrapped.game.variant != "all_yellow" or aec.unwrapped.game.num_players != 2:
             raise ValueError("observation='compact' is All Yellow Zombie Dice's, two players "
                              f"(game='zombie_dice_v0', variant='all_yellow'); got {game!r} with {config}")
-        from dice_envs.zombie_dice import compact_bounds, compact_from_state
+        from dice_envs.games.zombie_dice.rules import compact_bounds, compact_from_state
 
         return aec, compact_from_state, compact_bounds()
     return aec, None, None

@@ -30,9 +30,9 @@ import time
 
 import numpy as np
 import pettingzoo
+from benchmark_common import agent_steps_per_second
 
 import dice_envs  # noqa: F401  (registers the ids)
-from benchmark_common import agent_steps_per_second
 
 SIZES = (1, 64, 1024, 16384)
 
@@ -150,14 +150,14 @@ def pool_opponent(game: str, policies: list, goal: int, whole_turns: bool, num_e
     from experiments.jeopardy_training import Pool, PoolOpponent
 
     if game == "pig":
-        from dice_envs.agents import pig_solver
+        from dice_envs.agents.pig import solver as pig_solver
 
         script = importlib.import_module("experiments.train_pig")
         spec, args = script.PigSpec(), script.Args(goal=goal)
         tables = [pig_solver.policy_table(policy, goal) for policy in policies]
     else:
-        from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-        from dice_envs.agents.zombie_dice_opponents import solved
+        from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+        from dice_envs.agents.zombie_dice.opponents import solved
 
         script = importlib.import_module("experiments.train_ayzd")
         spec, args = script.AYZDSpec(), script.Args(goal=goal, variant="all_yellow")
@@ -171,11 +171,11 @@ def six_policies(game: str) -> list:
     """The benchmark's pool: Pig's optimum and hold-at 20 to 24 (goal 100), or the All Yellow
     optimum, the four human policies and the random one (goal 13)."""
     if game == "pig":
-        from dice_envs.agents import pig_solver
+        from dice_envs.agents.pig import solver as pig_solver
 
         return [pig_solver.solved(100).as_policy()] + [pig_solver.hold_at(n) for n in range(20, 25)]
-    from dice_envs.agents.zombie_dice_opponents import solved
-    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, random_policy
+    from dice_envs.agents.zombie_dice.opponents import solved
+    from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, random_policy
 
     return [solved(13).as_policy(), *HUMAN_POLICIES.values(), random_policy]
 

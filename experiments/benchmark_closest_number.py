@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from dice_envs.agents.closest_number_round1 import solve_round1
-from dice_envs.agents.closest_number_solver import ClosestNumberSolver
+from dice_envs.agents.closest_number.round1 import solve_round1
+from dice_envs.agents.closest_number.solver import ClosestNumberSolver
 
 
 def full_game(numbers: int, round3: str) -> dict:

@@ -69,8 +69,8 @@ print(json.dumps({"iterations": done, "exploitability": expl, "iteration_seconds
 LARGEST_SCRIPT = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
-from dice_envs.agents.liars_dice_solver import solve
-from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.agents.liars_dice.solver import solve
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 dice, faces, wild, target = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", float(sys.argv[5])
 game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
 result = solve(game, target)
@@ -84,18 +84,18 @@ SCORING_SCRIPT = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np, torch
-from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.agents.liars_dice_streamed import fits_in_memory
-from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, TabularLiarsDicePolicy, build_network
-from dice_envs.agents.observation_agents import LiarsDiceNetworkAgent
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
+from dice_envs.agents.liars_dice.streamed import fits_in_memory
+from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, TabularLiarsDicePolicy, build_network
+from dice_envs.agents.evaluate.observation_agents import LiarsDiceNetworkAgent
 dice, wild, kind = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], sys.argv[4]
 game = LiarsDiceGame(dice_per_player=dice, wild=wild)
 torch.manual_seed(0)
 t0, c0 = time.perf_counter(), time.process_time()
 if fits_in_memory(game):
-    from dice_envs.agents.liars_dice_learned import InfoStates
-    from dice_envs.agents.liars_dice_solver import PublicTree, evaluate
-    from dice_envs.agents.agent_contract import ask_agent
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.solver import PublicTree, evaluate
+    from dice_envs.agents.evaluate.contract import ask_agent
     tree = PublicTree(game)
     states = InfoStates(tree)
     if kind == "mlp":
@@ -105,7 +105,7 @@ if fits_in_memory(game):
     ev = evaluate(tree, states.to_tree_policy(ask_agent(agent, states.obs, states.mask)))
     how = "whole tree in memory"
 else:
-    from dice_envs.agents.liars_dice_streamed import streamed_evaluate
+    from dice_envs.agents.liars_dice.streamed import streamed_evaluate
     if kind != "mlp":
         print(json.dumps({"error": "no table of this game's information states fits in memory"})); sys.exit(0)
     agent = LiarsDiceNetworkAgent(LearnedLiarsDicePolicy(game, build_network(game.config(), "256,256")))
@@ -133,8 +133,8 @@ print(json.dumps({"exploitability": value, "wall_seconds": time.perf_counter() -
 SOLVE_SCRIPT = r"""
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])
-from dice_envs.agents.liars_dice_solver import solve
-from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.agents.liars_dice.solver import solve
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 dice, wild, target = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], float(sys.argv[4])
 result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target, engine=sys.argv[5])
 out = result.as_dict()
@@ -185,8 +185,8 @@ def solves(spec: str, target: float) -> dict:
 
 
 def ours(target: float, repeats: int) -> dict:
-    from dice_envs.agents.liars_dice_solver import CFRSolver, solve
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice.solver import CFRSolver, solve
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=6, wild=True)
     runs = [solve(game, target) for _ in range(repeats)]

@@ -24,7 +24,7 @@ learner.  Both are left out (the README says so).
 
 Scoring: the game's information-state tensor is our observation (:mod:`dice_envs.openspiel`), so
 each algorithm's network answers every information state in one batch
-(:class:`~dice_envs.agents.liars_dice_learned.InfoStates`), with the rule its own
+(:class:`~dice_envs.agents.liars_dice.learned.InfoStates`), with the rule its own
 ``action_probabilities`` applies (a softmax over the legal actions; Deep CFR's network ends in a
 softmax over all actions, renormalised here over the legal ones: its ``action_probabilities``
 leaves the illegal share out, so its probabilities do not sum to 1).  A test checks the batch
@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.agents.liars_dice_learned import NETWORK_CHUNK, LearnedLiarsDicePolicy  # noqa: E402
+from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, LearnedLiarsDicePolicy  # noqa: E402
 from experiments.training_common import jsonable  # noqa: E402
 
 ALGORITHMS = ("nfsp", "deep_cfr", "escher")
@@ -96,7 +96,7 @@ class Learner:
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """A network of logits over the observation: a softmax over the legal actions, in chunks
-        (:class:`~dice_envs.agents.liars_dice_learned.LearnedLiarsDicePolicy`)."""
+        (:class:`~dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`)."""
         return LearnedLiarsDicePolicy(self.game, self.network()).probabilities(obs, mask)
 
     def action_probabilities(self, state) -> dict:

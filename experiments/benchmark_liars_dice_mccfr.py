@@ -5,7 +5,7 @@ CPU time (``--seconds``, of its own process; checked between iterations, or betw
 chunks of 10,000 of OpenSpiel's), then the exploitability (NashConv / 2, exact) of its
 average policy is computed:
 
-1. ours, :class:`dice_envs.agents.liars_dice_mccfr.OutcomeSamplingCFR` on the batched
+1. ours, :class:`dice_envs.agents.liars_dice.mccfr.OutcomeSamplingCFR` on the batched
    environment (``--batch`` games per iteration, numpy), with OpenSpiel's settings
    (``explore`` 0.6, no regret discount) and with ``train_liars_dice_play.py --method
    mccfr``'s defaults (0.3, the Linear CFR discount); our exact evaluator scores it;
@@ -62,11 +62,11 @@ def ours(budget: float, batch_size: int, explore: float, regret_discount: float,
          score: bool = True) -> dict:
     import numpy as np
 
-    from dice_envs.agents.liars_dice_learned import InfoStates
-    from dice_envs.agents.liars_dice_mccfr import OutcomeSamplingCFR
-    from dice_envs.agents.liars_dice_solver import PublicTree, exploitability
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.mccfr import OutcomeSamplingCFR
+    from dice_envs.agents.liars_dice.solver import PublicTree, exploitability
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=6, wild=True)
     tree = PublicTree(game)

@@ -15,7 +15,7 @@ from benchmark_common import agent_steps_per_second, roll_often
 
 
 def time_solve(goal: int, repeats: int) -> dict:
-    from dice_envs.agents import pig_solver as pig
+    from dice_envs.agents.pig import solver as pig
 
     pig.turn_model.cache_clear()
     t0 = time.perf_counter()

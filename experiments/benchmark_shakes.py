@@ -18,7 +18,7 @@ from benchmark_common import agent_steps_per_second
 
 
 def time_solve(players: int, repeats: int, policies) -> dict:
-    from dice_envs.agents.shakes_solver import solve
+    from dice_envs.agents.shakes.solver import solve
 
     times, solution = [], None
     for _ in range(repeats):

@@ -19,7 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -29,7 +28,7 @@ LR, GAMMA, LAMBDA, CLIP, ENT, VF = 3e-4, 1.0, 0.5, 0.2, 0.001, 0.5
 
 
 def make_env():
-    from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+    from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
 
     return ZombieDiceVectorEnv(N_ENVS, opponent="optimal", observation="compact", auto_forced=True,
                                illegal_action="raise")
@@ -38,7 +37,7 @@ def make_env():
 def sb3_steps_per_second(seconds: float) -> float:
     from sb3_contrib import MaskablePPO
 
-    from dice_envs.sb3_vec_env import SB3VecEnv
+    from dice_envs.envs.sb3_vec_env import SB3VecEnv
 
     env = SB3VecEnv(make_env())
     env.seed(0)

@@ -18,7 +18,7 @@ from benchmark_common import agent_steps_per_second, roll_often
 
 
 def time_solve(repeats: int) -> dict:
-    from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
+    from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
 
     ayzd.solve()  # warm the turn-model cache
     times = []

@@ -45,11 +45,11 @@ def main(argv=None) -> int:
     parser.add_argument("--gambit-python", default=os.path.join(ROOT, ".venv-bench", "bin", "python"))
     args = parser.parse_args(argv)
 
-    from dice_envs.agents.exploitability import certify_value
-    from dice_envs.agents.game_tree import build_tree
-    from dice_envs.agents.gambit import write_efg
-    from dice_envs.agents.sequence_form import solve_lp
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.solve.exploitability import certify_value
+    from dice_envs.agents.solve.gambit import write_efg
+    from dice_envs.agents.solve.game_tree import build_tree
+    from dice_envs.agents.solve.sequence_form import solve_lp
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     if not os.path.exists(args.gambit_python):
         print(f"no interpreter with pygambit at {args.gambit_python}; nothing checked")

@@ -8,7 +8,7 @@ It runs ESCHER's iteration on tables instead of networks, one die each:
   ``sigma_t``);
 * the regrets are exact: at every public node where the traverser decided, every roll it might
   hold gets the exact regrets of ``sigma_t`` there (the action values of
-  :func:`dice_envs.agents.liars_dice_learned.action_value_table`, which average over the other
+  :func:`dice_envs.agents.liars_dice.learned.action_value_table`, which average over the other
   player's rolls by their posterior).  These are the targets the learner's value network
   approximates with ``--other-dice posterior --own-dice all``.  They are added to a table, times
   the visits and the iteration (Linear CFR), where the learner fits its regret network to them;
@@ -120,7 +120,7 @@ if str(ROOT) not in sys.path:
 
 def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The positive parts normalised over the legal actions, or the legal action of largest regret
-    (:func:`dice_envs.agents.liars_dice_escher.regret_matching` on numpy tables)."""
+    (:func:`dice_envs.agents.liars_dice.escher.regret_matching` on numpy tables)."""
     positive = np.clip(regrets, 0.0, None) * mask
     total = positive.sum(1, keepdims=True)
     greedy = np.eye(mask.shape[1])[np.where(mask, regrets, -np.inf).argmax(1)]
@@ -133,9 +133,9 @@ class TabularEscher:
     def __init__(self, game, games: int, reservoir: int = 0, predictive: bool = False, network: str = "",
                  fit_steps: int = 32, targets: str = "mean", fit_lr: float = 1e-3, rows_buffer: int = 2_000_000,
                  regret_power: float = 1.0, average_power: float = 1.0, plus: bool = False):
-        from dice_envs.agents.liars_dice_learned import InfoStates
-        from dice_envs.agents.liars_dice_solver import PublicTree
-        from dice_envs.liars_dice_batched import LiarsDiceBatch
+        from dice_envs.agents.liars_dice.learned import InfoStates
+        from dice_envs.agents.liars_dice.solver import PublicTree
+        from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
         if len(set(game.dice)) != 1:
             raise ValueError("the diagnostic is for equal dice (one traverser's rolls per public node)")
@@ -168,7 +168,7 @@ class TabularEscher:
         # made (one per visit and roll), as the learner's regret reservoir keeps them
         self.reservoir = None
         if reservoir:
-            from dice_envs.agents.liars_dice_escher import Reservoir
+            from dice_envs.agents.liars_dice.escher import Reservoir
 
             self.reservoir = Reservoir(reservoir, 8, self.mask.shape[1], "the diagnostic's reservoir")
         # with a ``network``, sigma_t is regret matching on an MLP fitted every iteration to the table's
@@ -180,7 +180,7 @@ class TabularEscher:
         if network:
             import torch
 
-            from dice_envs.agents.liars_dice_learned import build_network
+            from dice_envs.agents.liars_dice.learned import build_network
 
             if reservoir:
                 raise ValueError("--network fits the table's exact means; it does not take --reservoir")
@@ -192,7 +192,7 @@ class TabularEscher:
             self.optimiser = torch.optim.Adam(self.net.parameters(), lr=fit_lr)
             self.inputs = torch.from_numpy(self.states.obs)
             if targets == "rows":
-                from dice_envs.agents.liars_dice_escher import Reservoir
+                from dice_envs.agents.liars_dice.escher import Reservoir
 
                 self.rows = Reservoir(rows_buffer, 8, self.mask.shape[1], "the diagnostic's rows")
 
@@ -229,7 +229,7 @@ class TabularEscher:
         visit), floored at 0, rows drawn by their summed reach estimates; returns the last loss."""
         import torch
 
-        from dice_envs.agents.liars_dice_escher import draw_by_weight
+        from dice_envs.agents.liars_dice.escher import draw_by_weight
 
         if self.plus:  # the network's own output before the fit plus the iteration's weighted regrets, floored
             with torch.inference_mode():
@@ -275,7 +275,7 @@ class TabularEscher:
         return np.where(total > 0, self.average / np.where(total > 0, total, 1.0), uniform)
 
     def iterate(self, rng: np.random.Generator) -> None:
-        from dice_envs.agents.liars_dice_learned import action_value_table
+        from dice_envs.agents.liars_dice.learned import action_value_table
 
         tree, states = self.tree, self.states
         self.iterations += 1
@@ -321,7 +321,7 @@ class TabularEscher:
     def _traverser_visits(self, sigma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Play the iteration's games as the learner does; how often a traverser decided at each
         public node."""
-        from dice_envs.agents.liars_dice_escher import sampled_games
+        from dice_envs.agents.liars_dice.escher import sampled_games
 
         states = self.states
         visits = np.zeros(self.tree.N, np.int64)
@@ -331,13 +331,13 @@ class TabularEscher:
         return visits
 
     def exploitability(self, probs: np.ndarray) -> float:
-        from dice_envs.agents.liars_dice_solver import exploitability
+        from dice_envs.agents.liars_dice.solver import exploitability
 
         return exploitability(self.tree, self.states.to_tree_policy(probs))
 
 
 def main(argv=None) -> int:
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--faces", type=int, default=6)

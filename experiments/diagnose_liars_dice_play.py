@@ -48,8 +48,8 @@ from experiments import train_liars_dice_play as trainer  # noqa: E402
 
 class ExactValues:
     """The exact action values of a network's policy at any batch of decisions
-    (:func:`dice_envs.agents.liars_dice_learned.action_value_table`, looked up by
-    information state, :meth:`~dice_envs.agents.liars_dice_learned.InfoStates.rows`)."""
+    (:func:`dice_envs.agents.liars_dice.learned.action_value_table`, looked up by
+    information state, :meth:`~dice_envs.agents.liars_dice.learned.InfoStates.rows`)."""
 
     def __init__(self, game, states):
         self.game, self.states = game, states
@@ -58,7 +58,7 @@ class ExactValues:
     def refresh(self, net) -> None:
         import torch
 
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, action_value_table
+        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, action_value_table
 
         probs = LearnedLiarsDicePolicy(self.game, net).probabilities(self.states.obs, self.states.mask)
         self.table = torch.from_numpy(action_value_table(self.states, probs).astype(np.float32))
@@ -74,7 +74,7 @@ class ExactValues:
 class ReachAverage:
     """The exact own-reach-weighted average of policies over every information state,
     each added with a weight (CFR's average strategy, in the rows of
-    :class:`~dice_envs.agents.liars_dice_learned.InfoStates`)."""
+    :class:`~dice_envs.agents.liars_dice.learned.InfoStates`)."""
 
     def __init__(self, states):
         self.states = states
@@ -116,10 +116,10 @@ def diagnose(ns, args, out=None) -> list:
     """Run the diagnostic; returns the lines printed (as dicts)."""
     import torch
 
-    from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
-    from dice_envs.agents.liars_dice_solver import exploitability
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
+    from dice_envs.agents.liars_dice.solver import exploitability
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
     from experiments.liars_dice_training import ExactScorer
 
     torch.set_num_threads(args.threads)

@@ -10,7 +10,7 @@ are not what limits the learned agent; the learning is.
 The input is exactly the environment's (``dice_envs/Pig-v0``): ``--features scaled`` is
 ``observation="scaled"``, ``--features fourier`` is ``observation="fourier"``, which adds sines
 and cosines of ``i``, ``j``, ``k`` and ``i + k`` at five frequencies
-(:meth:`dice_envs.pig.PigGame.fourier_observation`) and lets the network draw the optimal
+(:meth:`dice_envs.games.pig.rules.PigGame.fourier_observation`) and lets the network draw the optimal
 policy's jagged hold boundary.
 
 Run: ``.venv/bin/python experiments/diagnose_pig_capacity.py --hidden 64,64 --epochs 30
@@ -39,7 +39,7 @@ from experiments.training_common import fit_classifier, hidden_widths  # noqa: E
 def features(i, j, k, goal: int, kind: str) -> np.ndarray:
     """``(N, d)`` float32 inputs of the mover's positions ``(i, j, k)``: the observation
     ``kind`` (``"scaled"`` or ``"fourier"``) of ``dice_envs/Pig-v0``."""
-    from dice_envs.pig import PigGame
+    from dice_envs.games.pig.rules import PigGame
 
     return PigGame(goal).position_observation(i, j, k, kind)
 
@@ -48,7 +48,7 @@ def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096,
     """The network fitted to the optimal decisions, its accuracy on them, and its greedy roll table."""
     import torch
 
-    from dice_envs.agents import pig_solver
+    from dice_envs.agents.pig import solver as pig_solver
 
     roll = pig_solver.solved(goal).roll[0]
     i, j, k = (x.ravel() for x in np.meshgrid(np.arange(goal), np.arange(goal), np.arange(1, goal), indexing="ij"))
@@ -79,11 +79,11 @@ def main(argv=None) -> int:
         parser.error("--epochs must be positive, --goal at least 2")
     import torch
 
-    from dice_envs.agents.pig_learned import exact_score
+    from dice_envs.agents.pig.learned import exact_score
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    from dice_envs.agents.pig_solver import table_policy
+    from dice_envs.agents.pig.solver import table_policy
 
     table, accuracy = fit(args.goal, args.hidden, args.features, args.epochs, args.seed)
     score = exact_score(table_policy(table, "fitted"), args.goal)

@@ -38,9 +38,9 @@ MARGINS = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
 
 def margins(solution, goal: int):
     """``(roll, margin)`` on the ``(M, M, M)`` grid ``(i, j, k)`` for the mover of seat 0 of
-    ``solution`` (a :class:`dice_envs.agents.pig_solver.Solution`): whether rolling is worth more
+    ``solution`` (a :class:`dice_envs.agents.pig.solver.Solution`): whether rolling is worth more
     than holding, and by how much, in win probability, each followed by the solution's play."""
-    from dice_envs.pig import BUST_FACE
+    from dice_envs.games.pig.rules import BUST_FACE
 
     values, top = solution.values[0], goal
     later = solution.start[-1]  # the opponent's turn starts (its own seat)
@@ -65,15 +65,15 @@ def grid(goal: int):
 
 def table_score(table: np.ndarray, goal: int) -> float:
     """The exact Difference of the decisions ``table`` (``(M, M, M)`` bools, True: roll) against the optimum."""
-    from dice_envs.agents.pig_learned import exact_score
-    from dice_envs.agents.pig_solver import table_policy
+    from dice_envs.agents.pig.learned import exact_score
+    from dice_envs.agents.pig.solver import table_policy
 
     return float(exact_score(table_policy(table.astype(float)), goal)["difference"])
 
 
 def diagnose(policy, goal: int) -> dict:
     """The report of the module docstring for ``policy(i, j, k) -> roll probability``."""
-    from dice_envs.agents import pig_solver
+    from dice_envs.agents.pig import solver as pig_solver
 
     learned = pig_solver.policy_table(policy, goal) > 0.5
     optimal = pig_solver.solved(goal).roll[0] > 0.5
@@ -113,8 +113,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.goal < 2:
         parser.error("--goal must be at least 2")
-    from dice_envs.agents.pig_opponents import resolve_policy
-    from dice_envs.pig import PigGame
+    from dice_envs.agents.pig.opponents import resolve_policy
+    from dice_envs.games.pig.rules import PigGame
 
     try:
         policy = resolve_policy(args.model, PigGame(args.goal))

@@ -1,12 +1,12 @@
 """Why the learned full Zombie Dice agent levels off: can its network draw the optimal policy?
 
 Plays ``--games`` batches of two-player Zombie Dice with the official dice, both seats
-played by the solved optimum (:mod:`dice_envs.agents.zombie_dice_solver`), and records
+played by the solved optimum (:mod:`dice_envs.agents.zombie_dice.solver`), and records
 every decision the optimum makes with both actions legal: the AEC observation and its
 choice.  A network of ``train_ayzd.py --variant official``'s shape is then fitted to those
 choices by supervised learning (on the env's encoding ``--features``: ``scaled`` or
 ``fourier``), and its greedy policy is scored exactly against the optimum, as the training
-script scores its agents (:class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy`).
+script scores its agents (:class:`dice_envs.agents.zombie_dice.solver.NetworkPolicy`).
 
 The decisions are weighted as optimal play reaches them, the way the exact score weights
 them.  If a fitted network comes far closer to the optimum than reinforcement learning does,
@@ -40,11 +40,11 @@ from experiments.training_common import fit_classifier, hidden_widths  # noqa: E
 
 def optimal_decisions(solution, num_envs: int, steps: int, seed: int):
     """``(observations, rolls)``: the AEC observations (``(N, 24)``) of every decision the
-    optimum ``solution`` (:func:`dice_envs.agents.zombie_dice_solver.solved`) made in ``steps``
+    optimum ``solution`` (:func:`dice_envs.agents.zombie_dice.solver.solved`) made in ``steps``
     steps of ``num_envs`` batched games against itself, and whether it rolled."""
-    from dice_envs.agents import zombie_dice_solver as zds
-    from dice_envs.zombie_dice import ROLL
-    from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+    from dice_envs.agents.zombie_dice import solver as zds
+    from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
+    from dice_envs.games.zombie_dice.rules import ROLL
 
     optimum = zds.BatchedOptimalOpponent(solution)
     env = ZombieDiceVectorEnv(num_envs, opponent=optimum, variant="official", goal=solution.goal, auto_forced=True,
@@ -63,11 +63,11 @@ def optimal_decisions(solution, num_envs: int, steps: int, seed: int):
 
 
 def network_policy(net, kind: str, goal: int):
-    """The fitted one-logit network as a greedy :class:`~dice_envs.agents.zombie_dice_solver.NetworkPolicy`
+    """The fitted one-logit network as a greedy :class:`~dice_envs.agents.zombie_dice.solver.NetworkPolicy`
     (its logit ``z`` becomes the two logits ``(0, z)``: roll where ``z > 0``)."""
     import torch
 
-    from dice_envs.agents import zombie_dice_solver as zds
+    from dice_envs.agents.zombie_dice import solver as zds
 
     linear = [m for m in net if isinstance(m, torch.nn.Linear)]
     weights = [m.weight.detach().numpy().T.copy() for m in linear]
@@ -96,8 +96,8 @@ def main(argv=None) -> int:
         parser.error(f"--score-cap must be 0 (the default) or at least 2 x --goal, got {args.score_cap}")
     import torch
 
-    from dice_envs.agents import zombie_dice_solver as zds
-    from dice_envs.zombie_dice import ZombieDiceGame
+    from dice_envs.agents.zombie_dice import solver as zds
+    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
     torch.set_num_threads(args.threads)
     goal, cap = args.goal, args.score_cap or None

@@ -5,7 +5,7 @@
    ``--explore`` uniform in both seats (a batch of 16,384 at a time), and keep every
    information state a decision was made at: the states play reaches, as a learner that
    sees only sampled games knows them.
-2. Fit the network of :func:`dice_envs.agents.liars_dice_learned.build_network`
+2. Fit the network of :func:`dice_envs.agents.liars_dice.learned.build_network`
    (``--hidden``) to the table's probabilities at those states, each weighted equally:
    ``--steps`` Adam steps of KL(table || network) on minibatches of ``--minibatch`` states,
    the learning rate decaying by the cosine to ``--lr-floor`` times ``--learning-rate``.
@@ -48,11 +48,11 @@ BATCH = 16384  # games played at a time
 
 
 def visited_rows(policy, states, games: int, explore: float, rng: np.random.Generator) -> np.ndarray:
-    """The rows of ``states`` (:class:`~dice_envs.agents.liars_dice_learned.InfoStates`) at
+    """The rows of ``states`` (:class:`~dice_envs.agents.liars_dice.learned.InfoStates`) at
     which a decision was made in ``games`` sampled games, both seats playing the table
     ``policy.table`` mixed with ``explore`` uniform; sorted."""
-    from dice_envs.agents.liars_dice_mccfr import sample_mixed, uniform_policy
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.mccfr import sample_mixed, uniform_policy
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     seen = np.zeros(len(states.mask), bool)
     uniform = uniform_policy(states.mask)
@@ -75,7 +75,7 @@ def fit_network(table: np.ndarray, states, rows: np.ndarray, game, args) -> tupl
     equally); returns ``(network, last loss)``."""
     import torch
 
-    from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs
+    from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs
 
     obs = torch.from_numpy(states.obs[rows])
     mask = torch.from_numpy(states.mask[rows])
@@ -128,7 +128,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def distill(args: argparse.Namespace) -> dict:
     import torch
 
-    from dice_envs.agents.liars_dice_learned import TabularLiarsDicePolicy, load_model
+    from dice_envs.agents.liars_dice.learned import TabularLiarsDicePolicy, load_model
     from experiments.liars_dice_training import ExactScorer, save_model
 
     torch.set_num_threads(args.threads)

@@ -14,15 +14,15 @@ import sys
 
 def write_json(path: str, obj) -> None:
     """Write ``obj`` as JSON atomically (a temporary file, then a rename; readable by others)."""
-    from dice_envs.files import atomic_file
+    from dice_envs.core.files import atomic_file
 
     with atomic_file(path, "w") as fh:
         json.dump(obj, fh, indent=2)
 
 
 def zombie_dice(out: str) -> dict:
-    from dice_envs.agents.zombie_dice_plots import plot_ayzd_policy
-    from dice_envs.cli.zombie_dice import ayzd_report, print_ayzd_table
+    from dice_envs.agents.zombie_dice.cli import ayzd_report, print_ayzd_table
+    from dice_envs.agents.zombie_dice.plots import plot_ayzd_policy
 
     report = ayzd_report()
     solution = report.pop("_solution")
@@ -34,8 +34,8 @@ def zombie_dice(out: str) -> dict:
 
 
 def zombie_dice_official(out: str) -> dict:
-    from dice_envs.agents.zombie_dice_solver_plots import plot_official_solution
-    from dice_envs.cli.zombie_dice import print_zombie_dice_table, zombie_dice_report
+    from dice_envs.agents.zombie_dice.cli import print_zombie_dice_table, zombie_dice_report
+    from dice_envs.agents.zombie_dice.solver_plots import plot_official_solution
 
     report = zombie_dice_report()  # the official dice: solved once (about 25 s), then cached
     solution = report.pop("_solution")
@@ -47,8 +47,8 @@ def zombie_dice_official(out: str) -> dict:
 
 
 def shakes(out: str) -> dict:
-    from dice_envs.agents.shakes_solver import competitive_best_response, competitive_outcome
-    from dice_envs.cli.shakes import print_shakes_table, shakes_report
+    from dice_envs.agents.shakes.cli import print_shakes_table, shakes_report
+    from dice_envs.agents.shakes.solver import competitive_best_response, competitive_outcome
 
     reports = [shakes_report(players) for players in range(2, 7)]
     print_shakes_table(reports)
@@ -67,8 +67,8 @@ def shakes(out: str) -> dict:
 
 
 def pig(out: str) -> dict:
-    from dice_envs.agents.pig_plots import plot_pig_policy
-    from dice_envs.cli.pig import pig_report, print_pig_table
+    from dice_envs.agents.pig.cli import pig_report, print_pig_table
+    from dice_envs.agents.pig.plots import plot_pig_policy
 
     report = pig_report()
     solution = report.pop("_solution")
@@ -80,9 +80,9 @@ def pig(out: str) -> dict:
 
 
 def tatham(out: str) -> dict:
-    from dice_envs.agents.tatham_plots import plot_fault_sensitivity
-    from dice_envs.cli.tatham import print_tatham_tables
-    from dice_envs.tatham import report as tatham_report
+    from dice_envs.agents.tatham.cli import print_tatham_tables
+    from dice_envs.agents.tatham.plots import plot_fault_sensitivity
+    from dice_envs.games.tatham.dice import report as tatham_report
 
     report = tatham_report()
     print_tatham_tables(report)
@@ -95,10 +95,10 @@ def tatham(out: str) -> dict:
 
 
 def liars_dice(out: str) -> dict:
-    from dice_envs.agents.liars_dice_plots import plot_convergence
-    from dice_envs.agents.liars_dice_solver import convergence_curve
-    from dice_envs.cli.liars_dice import print_values_table, values_report
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice.cli import print_values_table, values_report
+    from dice_envs.agents.liars_dice.plots import plot_convergence
+    from dice_envs.agents.liars_dice.solver import convergence_curve
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     report = values_report()
     print_values_table(report)
@@ -115,7 +115,7 @@ def liars_dice(out: str) -> dict:
 
 
 def closest_number(out: str) -> dict:
-    from dice_envs.cli.closest_number import closest_number_report, print_closest_number_table
+    from dice_envs.agents.closest_number.cli import closest_number_report, print_closest_number_table
 
     report = closest_number_report()
     print_closest_number_table(report)
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import warnings
 
-    from dice_envs.cli import show_warning
+    from dice_envs.agents.cli import show_warning
 
     warnings.showwarning = show_warning  # announcements (a long solve, a cache not written) as one line
     for name in args.only or JOBS:

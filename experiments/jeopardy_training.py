@@ -13,8 +13,8 @@ observations of a batch, and scored by feeding it every state of the solver's gr
 observation):
 
 * the agent plays ``--n-envs`` games in one array program (a
-  :class:`dice_envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
-  :class:`dice_envs.sb3_vec_env.SB3VecEnv`), its seat drawn at every game, against
+  :class:`dice_envs.envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
+  :class:`dice_envs.envs.sb3_vec_env.SB3VecEnv`), its seat drawn at every game, against
   ``--opponent selfplay`` (default: a pool of its own past policies, one snapshot
   every ``--snapshot-every`` steps (default: ``--eval-every``), the last
   ``--pool-size`` kept; in each game the latest is played half of the time, otherwise
@@ -136,7 +136,7 @@ from experiments.training_common import (
 )
 
 ACTIVATIONS = ("relu", "tanh")
-HOLD, ROLL = 0, 1  # the action ids of every jeopardy game (dice_envs.zombie_dice, dice_envs.pig)
+HOLD, ROLL = 0, 1  # the action ids of every jeopardy game (dice_envs.games.zombie_dice.rules, dice_envs.games.pig.rules)
 FORMAT = 2  # the checkpoint format written and read (state.json "format")
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "snapshot_every", "eval_start", "threads", "plot", "quiet")
@@ -243,7 +243,7 @@ class GameSpec(abc.ABC):
 
     def whole_turns(self, frozen, game):
         """``frozen`` playing each of its turns in one draw in ``game``'s batch (a
-        :class:`dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`, of which the pool uses
+        :class:`dice_envs.agents.evaluate.jeopardy_agents.BatchedTurnOpponent`, of which the pool uses
         ``play_turns`` only), or None where turns are stepped one decision at a time."""
         return None
 
@@ -396,7 +396,7 @@ class Pool:
 
 
 class PoolOpponent:
-    """A batched opponent (:mod:`dice_envs.vector`) drawn from the pool at every game: the
+    """A batched opponent (:mod:`dice_envs.envs.vector`) drawn from the pool at every game: the
     latest policy half of the time, else one drawn uniformly; each played by the spec
     (:meth:`GameSpec.roll_probability`).  Where the spec can (:meth:`GameSpec.whole_turns`:
     the table specs), a pool policy plays each of its turns in one draw from the exact
@@ -431,7 +431,7 @@ class PoolOpponent:
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
     def _play_turns(self, batch, rows: np.ndarray, rng: np.random.Generator):
-        """``play_turns`` of :mod:`dice_envs.vector`: in the games at a turn's start, each game's
+        """``play_turns`` of :mod:`dice_envs.envs.vector`: in the games at a turn's start, each game's
         pool policy draws how its turn ends from its own table (:class:`TurnTable`, built on first
         use); the turns are then banked together.  Games whose policy has no whole-turn player, or
         whose position its table does not cover, are left to be stepped."""
@@ -606,7 +606,7 @@ def parameters_finite(policy_net) -> bool:
 
 def build_env(spec: GameSpec, args, pool: Optional[Pool]):
     """The game's batched env as an SB3 ``VecEnv`` (opponents stepped inside the batch)."""
-    from dice_envs.sb3_vec_env import SB3VecEnv
+    from dice_envs.envs.sb3_vec_env import SB3VecEnv
 
     opponent = PoolOpponent(pool, args.n_envs, args.whole_turns) if args.opponent == "selfplay" else args.opponent
     return SB3VecEnv(spec.make_vector_env(args, opponent))
@@ -629,7 +629,7 @@ def new_model(args, env, run: Path):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
 
-    from dice_envs.resources import check_network
+    from dice_envs.core.resources import check_network
 
     set_random_seed(args.seed)
     net = network_info(args)

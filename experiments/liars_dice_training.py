@@ -16,14 +16,14 @@ Both keep a run in one directory (``--run-dir``) with the same files and the sam
   ``remove <dir> to start over``, an option that differs from the checkpoint's with one
   naming the option (:func:`experiments.training_common.check_resume_args`);
 * ``model.pt``: the final policy (a network, or a table for ``--method mccfr``) in the
-  format :func:`dice_envs.agents.liars_dice_learned.load_model` reads
+  format :func:`dice_envs.agents.liars_dice.learned.load_model` reads
   (``dice-envs evaluate liars-dice``); a ``model.pt`` without a ``checkpoint.pt`` is
   refused rather than overwritten (:func:`open_run`);
 * ``tb/`` (TensorBoard), ``curve.json`` (the report) and ``exploitability.png``.
 
 :class:`ExactScorer` evaluates a network's policy exactly over every information state
 (about 3 ms on one 6-sided die each): exploitability and the value against the CFR+
-equilibrium from both seats (:func:`dice_envs.agents.liars_dice_learned.exact_scores`).
+equilibrium from both seats (:func:`dice_envs.agents.liars_dice.learned.exact_scores`).
 :class:`SignalStop` turns Ctrl-C and SIGTERM into a flag the loops check between updates.
 """
 
@@ -166,12 +166,12 @@ def checkpoint_blob(fmt: int, state: dict, **state_dicts) -> dict:
 
 class ExactScorer:
     """Exact scores of a network's policy for one game: the public tree, every
-    information state as network rows (:class:`~dice_envs.agents.liars_dice_learned.InfoStates`),
+    information state as network rows (:class:`~dice_envs.agents.liars_dice.learned.InfoStates`),
     and the CFR+ reference (solved to ``cfr_target``, from the solver's disk cache)."""
 
     def __init__(self, game, cfr_target: float):
-        from dice_envs.agents.liars_dice_learned import InfoStates, equilibrium
-        from dice_envs.agents.liars_dice_solver import PublicTree, exploitability
+        from dice_envs.agents.liars_dice.learned import InfoStates, equilibrium
+        from dice_envs.agents.liars_dice.solver import PublicTree, exploitability
 
         self.game = game
         self.tree = PublicTree(game)
@@ -182,7 +182,7 @@ class ExactScorer:
     def scores(self, net) -> dict:
         """Exploitability, NashConv, self-play value and value against the CFR+ equilibrium
         (mean and per seat) of ``net``'s policy (plain Python numbers)."""
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
 
         net.eval()
         return self.scores_table(LearnedLiarsDicePolicy(self.game, net).probabilities(self.states.obs,
@@ -190,14 +190,14 @@ class ExactScorer:
 
     def scores_table(self, probs: np.ndarray) -> dict:
         """:meth:`scores` of a policy given as a table, ``(information states, actions)``
-        in :class:`~dice_envs.agents.liars_dice_learned.InfoStates` order."""
-        from dice_envs.agents.liars_dice_learned import exact_scores
+        in :class:`~dice_envs.agents.liars_dice.learned.InfoStates` order."""
+        from dice_envs.agents.liars_dice.learned import exact_scores
 
         return jsonable(exact_scores(self.tree, self.states.to_tree_policy(probs), self.eq.policy))
 
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``
-        (ESCHER's :meth:`~dice_envs.agents.liars_dice_escher.Escher.current_policy`)."""
+        (ESCHER's :meth:`~dice_envs.agents.liars_dice.escher.Escher.current_policy`)."""
         return self.scores_table(policy(self.states.obs, self.states.mask))["exploitability"]
 
     def reference(self) -> dict:
@@ -209,7 +209,7 @@ class ExactScorer:
 class StreamedScorer:
     """Exact scores of a network's policy for a game whose public tree does not fit in memory (two
     dice each): the exploitability streamed over the tree in blocks
-    (:func:`dice_envs.agents.liars_dice_streamed.streamed_evaluate`; 544 s for a 2x256 MLP on two
+    (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`; 544 s for a 2x256 MLP on two
     six-sided dice each).  No equilibrium is compared with: the values against it are None."""
 
     cfr_exploitability = None
@@ -219,8 +219,8 @@ class StreamedScorer:
 
     def scores(self, net) -> dict:
         """Exploitability, NashConv, self-play value and the values against a best response."""
-        from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy, evaluation_scores
-        from dice_envs.agents.liars_dice_streamed import streamed_evaluate
+        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, evaluation_scores
+        from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
         ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net).probabilities)
         return jsonable({**evaluation_scores(ev), "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
@@ -230,7 +230,7 @@ class StreamedScorer:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``,
         streamed (ESCHER's current policy, a 2x512 regret network and its frozen copy in bfloat16 on
         two dice each: about 1,600 s on one thread, beside another such scoring on the other core)."""
-        from dice_envs.agents.liars_dice_streamed import streamed_evaluate
+        from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
         return float(streamed_evaluate(self.game, policy).exploitability)
 
@@ -240,7 +240,7 @@ class StreamedScorer:
 
 def make_scorer(game, cfr_target: float):
     """:class:`ExactScorer` where the public tree fits in memory, else :class:`StreamedScorer`."""
-    from dice_envs.agents.liars_dice_streamed import fits_in_memory
+    from dice_envs.agents.liars_dice.streamed import fits_in_memory
 
     return ExactScorer(game, cfr_target) if fits_in_memory(game) else StreamedScorer(game)
 
@@ -307,16 +307,16 @@ def plot_curve(history: list, path: Path, title: str, reference: Optional[float]
 
 def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
     """The policy network as ``LearnedLiarsDicePolicy.load`` reads it: ``game`` (its
-    config), ``hidden`` (the layer sizes of :func:`~dice_envs.agents.liars_dice_learned.build_network`)
+    config), ``hidden`` (the layer sizes of :func:`~dice_envs.agents.liars_dice.learned.build_network`)
     and ``net`` (the state dict); written atomically."""
     with file(path) as tmp:
         save_torch({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
 
 
 def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> None:
-    """A policy table as :func:`~dice_envs.agents.liars_dice_learned.load_model` reads it:
+    """A policy table as :func:`~dice_envs.agents.liars_dice.learned.load_model` reads it:
     ``game`` (its config) and ``table`` (``(information states, actions)`` probabilities,
-    float64, in :class:`~dice_envs.agents.liars_dice_learned.InfoStates` order); written
+    float64, in :class:`~dice_envs.agents.liars_dice.learned.InfoStates` order); written
     atomically."""
     import torch
 

@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dice_envs  # noqa: E402
-from dice_envs import (closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0,  # noqa: E402
-                       zombie_dice_v0)
+from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0  # noqa: E402
 
 
 def random_policy(rng):

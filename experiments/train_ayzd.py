@@ -1,22 +1,22 @@
 """Train MaskablePPO on Zombie Dice (All Yellow, or the official dice) and score it EXACTLY against optimal play.
 
 ``--variant all_yellow`` (default, AYZD): the agent plays the batched ``dice_envs/ZombieDice-v0``
-(:class:`dice_envs.zombie_dice_gym.ZombieDiceVectorEnv`) with the compact observation
+(:class:`dice_envs.agents.zombie_dice.gym.ZombieDiceVectorEnv`) with the compact observation
 (a function of the solver's position ``(p, i, j, b, s)`` only), against a self-play
 pool (default) or a fixed opponent: ``optimal``, ``fixed_hold_at``, ``minh``,
 ``llano``, ``neller``, ``random`` or a saved model (``.zip``).  Every ``--eval-every``
 steps (default 2,000,000) its greedy policy is evaluated exactly against the optimal policy
 from both seats: the "Difference" of the paper's table
-(:func:`dice_envs.agents.zombie_dice_learned.exact_score`), and ``reached`` says which
+(:func:`dice_envs.agents.zombie_dice.learned.exact_score`), and ``reached`` says which
 published human-playable policies' gaps it has closed.  The pool holds probability tables
 over the AYZD solver's grid.
 
 ``--variant official``: the full game (6 green, 4 yellow, 3 red dice), with the full
 observation vector of the seat (24 features: scores, round flags, turn brains and
 shotguns, the dice by colour), ``--observation fourier`` (default: each feature divided by
-:meth:`dice_envs.zombie_dice.ZombieDiceGame.observation_scale`, so all are about 0 to 1, then
+:meth:`dice_envs.games.zombie_dice.rules.ZombieDiceGame.observation_scale`, so all are about 0 to 1, then
 the sines and cosines of the scores, the turn's brains and the score a hold banks, 64 features:
-:meth:`dice_envs.zombie_dice.ZombieDiceGame.fourier_observation`), ``scaled`` (the divided
+:meth:`dice_envs.games.zombie_dice.rules.ZombieDiceGame.fourier_observation`), ``scaled`` (the divided
 vector alone) or ``full`` (raw counts).  With the Fourier observation, 30 minutes of self-play
 ended at -0.0041 and -0.0048 (seeds 0 and 1), with the scaled one at -0.013 to -0.015
 (``docs/games/zombie_dice.md``).  Opponents: the self-play pool (default; it holds the
@@ -25,11 +25,11 @@ solver's 10,766 dice states per position would be too large), ``optimal`` (the o
 optimum), ``random`` or a human-playable policy.  Every ``--eval-every`` steps (default
 10,000,000: an evaluation runs the network on the 3.4e8 states of the solver's grid, about two minutes on
 one thread) the greedy network is scored exactly against the official optimum from both
-seats (:func:`dice_envs.agents.zombie_dice_solver.exact_score` with a
-:class:`~dice_envs.agents.zombie_dice_solver.NetworkPolicy`: every state turned into the
+seats (:func:`dice_envs.agents.zombie_dice.solver.exact_score` with a
+:class:`~dice_envs.agents.zombie_dice.solver.NetworkPolicy`: every state turned into the
 observation the env would give, encoded the same way); the references are the Differences
 of the four human-playable policies on the full game
-(:func:`~dice_envs.agents.zombie_dice_solver.human_differences`), and ``reached`` says which
+(:func:`~dice_envs.agents.zombie_dice.solver.human_differences`), and ``reached`` says which
 it has closed.  ``--score-cap`` sets the solver's grid (default ``goal + 39``; tests use tiny
 goals and caps).  ``model.json`` records the variant, the observation and its scale, the
 goal, the score cap and the network (``net_arch``, ``activation``).
@@ -67,7 +67,6 @@ if str(ROOT) not in sys.path:
 from experiments.jeopardy_training import NetworkSpec, TableSpec, TrainArgs  # noqa: E402
 from experiments.jeopardy_training import main as train_main  # noqa: E402
 
-
 VARIANTS = ("all_yellow", "official")
 #: the observations each variant can be trained on (the first is the default)
 OBSERVATIONS = {"all_yellow": ("compact",), "official": ("fourier", "scaled", "full")}
@@ -96,39 +95,39 @@ class AYZDSpec(TableSpec):
         check_variant_args(args)
 
     def make_vector_env(self, args, opponent):
-        from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+        from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
 
         return ZombieDiceVectorEnv(args.n_envs, opponent=opponent, variant="all_yellow", goal=args.goal,
                                    observation="compact", auto_forced=True, illegal_action="raise")
 
     def probability_table(self, policy_net, args) -> np.ndarray:
         """The ``(2, M, M, T)`` roll probabilities of the solver's grid (one batched pass)."""
-        from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-        from dice_envs.agents.zombie_dice_learned import ModelPolicy
-        from dice_envs.agents.zombie_dice_opponents import solved
+        from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+        from dice_envs.agents.zombie_dice.learned import ModelPolicy
+        from dice_envs.agents.zombie_dice.opponents import solved
 
         return ayzd.policy_table(ModelPolicy(policy_net, args.goal, greedy=False), solved(args.goal).score_cap)
 
     def evaluate(self, table: np.ndarray, args) -> dict:
         """Exact score of the greedy policy of a table (as ``ModelPolicy(greedy=True)``)."""
-        from dice_envs.agents.zombie_dice_learned import exact_score, greedy_table, table_policy
+        from dice_envs.agents.zombie_dice.learned import exact_score, greedy_table, table_policy
 
         result = exact_score(table_policy(greedy_table(table), "learned"), args.goal)
         result["references"] = result.pop("published", {})
         return result
 
     def table_index(self, view, top):
-        from dice_envs.zombie_dice import SHOTGUNS_TO_BUST
+        from dice_envs.games.zombie_dice.rules import SHOTGUNS_TO_BUST
 
         p, i, j, b, s = view
         return p - 1, np.minimum(i, top), np.minimum(j, top), 1 + SHOTGUNS_TO_BUST * np.minimum(b, top) + s
 
     def whole_turns(self, table: np.ndarray, game):
-        """The roll-probability table playing whole turns (:func:`dice_envs.agents.zombie_dice_opponents.whole_turns`)."""
-        from dice_envs.agents import zombie_dice_solver as zs
-        from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
-        from dice_envs.agents.zombie_dice_learned import table_policy
-        from dice_envs.agents.zombie_dice_opponents import whole_turns
+        """The roll-probability table playing whole turns (:func:`dice_envs.agents.zombie_dice.opponents.whole_turns`)."""
+        from dice_envs.agents.evaluate.jeopardy_agents import BatchedPolicyAgent
+        from dice_envs.agents.zombie_dice import solver as zs
+        from dice_envs.agents.zombie_dice.learned import table_policy
+        from dice_envs.agents.zombie_dice.opponents import whole_turns
 
         policy = table_policy(table, "pool")
         return whole_turns(BatchedPolicyAgent(policy), zs.ScorePolicy(policy), game)
@@ -144,7 +143,7 @@ class OfficialSpec(NetworkSpec):
     """Zombie Dice with the official dice (6 green, 4 yellow, 3 red) for
     :func:`experiments.jeopardy_training.train`: the full observation vector (Fourier by
     default), the self-play pool's policies played as numpy networks, the greedy policy
-    scored exactly by :func:`dice_envs.agents.zombie_dice_solver.exact_score` (every state
+    scored exactly by :func:`dice_envs.agents.zombie_dice.solver.exact_score` (every state
     of the solver's grid turned into the observation the env would give, encoded the same
     way), with the four human-playable policies' Differences on the full game as references."""
 
@@ -154,34 +153,34 @@ class OfficialSpec(NetworkSpec):
         check_variant_args(args)
 
     def make_vector_env(self, args, opponent):
-        from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+        from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
 
         return ZombieDiceVectorEnv(args.n_envs, opponent=opponent, variant="official", goal=args.goal,
                                    observation=args.observation, auto_forced=True, illegal_action="raise")
 
     def observe(self, raw: np.ndarray, args) -> np.ndarray:
         """AEC observation vectors in the env's encoding ``--observation``
-        (:meth:`dice_envs.zombie_dice.ZombieDiceGame.encoded_observation`)."""
+        (:meth:`dice_envs.games.zombie_dice.rules.ZombieDiceGame.encoded_observation`)."""
         return self.game(args.goal).encoded_observation(raw, args.observation)
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
     def game(goal: int):
-        from dice_envs.zombie_dice import ZombieDiceGame
+        from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
         return ZombieDiceGame(2, "official", goal)
 
     def evaluate(self, frozen, args) -> dict:
-        """Exact score of the greedy network (:class:`dice_envs.agents.zombie_dice_solver.NetworkPolicy`:
+        """Exact score of the greedy network (:class:`dice_envs.agents.zombie_dice.solver.NetworkPolicy`:
         the observations of the solver's states, encoded as the env encodes them)."""
-        from dice_envs.agents import zombie_dice_solver as zds
+        from dice_envs.agents.zombie_dice import solver as zds
 
         policy = zds.NetworkPolicy(frozen.weights, frozen.biases, frozen.activation, args.observation, args.goal,
                                    "learned")
         return zds.exact_score(policy, args.goal, args.score_cap or None)
 
     def model_info(self, args) -> dict:
-        from dice_envs.agents import zombie_dice_solver as zds
+        from dice_envs.agents.zombie_dice import solver as zds
 
         scale = self.game(args.goal).observation_scale().tolist() if args.observation != "full" else None
         return {"game": self.name, "variant": "official", "observation": args.observation,

@@ -8,7 +8,7 @@ Every update
 1. runs the network once over every information state (public bid set x own roll;
    ``2 ** B x R`` states, one batch) to get its policy ``pi``;
 2. from ``pi``, takes ``--lookahead`` exact MMD steps on a table of all information
-   states (:class:`dice_envs.agents.liars_dice_learned.OptimisticMMD`).  Each step computes,
+   states (:class:`dice_envs.agents.liars_dice.learned.OptimisticMMD`).  Each step computes,
    exactly on the public tree, every information state's action values ``q_t(a)`` for
    the acting player against the current table (counterfactual values divided by the
    opponent's and chance's reach: expected payoffs in ``[-1, 1]``, the full-width
@@ -40,7 +40,7 @@ starting point of the next update, so its errors feed back into the dynamics.  A
 "step" in the outputs is one update (one fit; ``info_states_per_step`` network rows).
 
 Every ``--eval-every`` updates, and at the end, the network's policy is tabulated over
-all information states (one batch) into a :class:`dice_envs.agents.liars_dice_solver.TreePolicy`
+all information states (one batch) into a :class:`dice_envs.agents.liars_dice.solver.TreePolicy`
 and evaluated exactly: exploitability (NashConv / 2) and the value of the learned
 policy against the CFR+ equilibrium from both seats.
 
@@ -112,12 +112,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.agents.liars_dice_learned import (  # noqa: E402
-    OptimisticMMD,
-    build_network,
-    masked_kl,
-    masked_log_probs,
-)
+from dice_envs.agents.liars_dice.learned import OptimisticMMD, build_network, masked_kl, masked_log_probs
 from experiments.liars_dice_training import (  # noqa: E402
     ExactScorer,
     SignalStop,
@@ -178,7 +173,7 @@ class Args:
 
 def parse_args(argv=None) -> Args:
     """The options, checked: ``ValueError`` names a bad one."""
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     args = args_from_dataclass(Args, __doc__.splitlines()[0], argv)
     args.hidden = layer_sizes("hidden", args.hidden)
@@ -231,7 +226,7 @@ def load_tensors(blob: dict, path: Path, run: Path, net, magnet, opt, mask_shape
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     torch.set_num_threads(args.threads)
     game = LiarsDiceGame(faces=args.faces, wild=args.wild)

@@ -8,7 +8,7 @@ means, or ``aces``).  Two dice each (352 M information states) is for ``--method
 
 Unlike ``train_liars_dice.py`` (full-width: exact expected action values over every
 information state), the learners here see only sampled games: every update plays
-``--games`` games of the batched environment (:class:`dice_envs.liars_dice_batched.LiarsDiceBatch`)
+``--games`` games of the batched environment (:class:`dice_envs.games.liars_dice.batched.LiarsDiceBatch`)
 to the end, both seats played by the current policy network (self-play), and learns
 from the decisions made and the payoff (+1 / -1) each player got.  Four methods
 (``--method``):
@@ -26,7 +26,7 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   opponent's hidden die by the sampling itself); at every decision of the batch the
   target is the closed-form MMD step
   ``log pi' = (log pi + alpha eta log rho + eta q~) / (1 + alpha eta)`` over the
-  legal actions (:func:`dice_envs.agents.liars_dice_learned.mmd_step`'s rule), with
+  legal actions (:func:`dice_envs.agents.liars_dice.learned.mmd_step`'s rule), with
   ``q~ = q_t + optimism (q_t - q_{t-1})`` (``q_{t-1}``: the critic before this
   update's fit), and the policy network is fitted to it (KL(target || network)).
   The magnet ``rho`` is the uniform policy unless ``--magnet-every`` moves it to the
@@ -58,12 +58,12 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   face) and then drifts up and jumps between evaluations.
 
 * ``mccfr``: outcome-sampling Monte Carlo CFR (Lanctot et al. 2009), tabular
-  (:class:`dice_envs.agents.liars_dice_mccfr.OutcomeSamplingCFR`): no network.  Every
+  (:class:`dice_envs.agents.liars_dice.mccfr.OutcomeSamplingCFR`): no network.  Every
   update (an iteration) plays ``--games`` games, both seats sampling from
   ``(1 - explore) sigma + explore uniform`` (``--explore``; ``sigma``: regret matching),
   and adds every decision's importance-weighted sampled counterfactual regrets to a table
   over the information states (each observation is looked up as its information state,
-  :meth:`dice_envs.agents.liars_dice_learned.InfoStates.rows`); the cumulative regrets are
+  :meth:`dice_envs.agents.liars_dice.learned.InfoStates.rows`); the cumulative regrets are
   discounted by ``t^d / (t^d + 1)`` (``--regret-discount`` ``d``; 1: Linear CFR) and the
   average policy is accumulated with linear weights.  It is the average policy that is
   scored and saved (a table, ``model.pt`` that ``dice-envs evaluate`` reads as well);
@@ -79,7 +79,7 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
   spread over more games: 775 k against 559 k agent steps per second).
 
 * ``escher``: ESCHER (McAleer et al. 2023), of the Deep CFR family, with no table at any point
-  (:class:`dice_envs.agents.liars_dice_escher.Escher`, whose docstring has the algorithm): every
+  (:class:`dice_envs.agents.liars_dice.escher.Escher`, whose docstring has the algorithm): every
   update (an iteration) plays ``--games`` games in which one player (alternating between games)
   samples uniformly and the other plays regret matching on the regret network; a history value
   network (``--critic-hidden``; it also sees the other player's dice) is fitted by expected SARSA
@@ -187,7 +187,7 @@ games and the rest to fitting the networks.
 
 Every ``--eval-every`` updates, and at the end, the policy network (with ``--average``, the
 average network) is run over all information states (one batch,
-:class:`dice_envs.agents.liars_dice_learned.InfoStates`) and its policy evaluated exactly
+:class:`dice_envs.agents.liars_dice.learned.InfoStates`) and its policy evaluated exactly
 (:class:`experiments.liars_dice_training.ExactScorer`): exploitability (NashConv / 2) and
 value against the CFR+ equilibrium from both seats.  That evaluation is the only use of the
 full tree; the learner never sees it.  A "step" in the outputs is one agent step: one
@@ -221,7 +221,7 @@ Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_traini
 ``central`` and ``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and
 ``average_buffer`` (its rows) state dicts, or (``mccfr``) ``tables`` (``regret``, ``average``,
 ``iterations``; :class:`CFRTables`), or (``escher``) ``escher`` (the three networks, their
-optimisers, both reservoirs and the iteration count; :meth:`dice_envs.agents.liars_dice_escher.Escher.state_dict`), and
+optimisers, both reservoirs and the iteration count; :meth:`dice_envs.agents.liars_dice.escher.Escher.state_dict`), and
 the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
 Python's, numpy's and torch's generators and the generator that rolls the dice and
 samples the actions).  Every update starts fresh games, so nothing else is needed:
@@ -277,12 +277,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.agents.liars_dice_escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir  # noqa: E402
-from dice_envs.agents.liars_dice_learned import build_network, masked_kl, masked_log_probs  # noqa: E402
-from dice_envs.agents.liars_dice_streamed import fits_in_memory  # noqa: E402
+from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir  # noqa: E402
+from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs  # noqa: E402
+from dice_envs.agents.liars_dice.streamed import fits_in_memory  # noqa: E402
 from experiments.liars_dice_training import (  # noqa: E402
-    StreamedScorer,
     SignalStop,
+    StreamedScorer,
     checkpoint_blob,
     curve,
     game_title,
@@ -391,7 +391,7 @@ class Args:
 
 def parse_args(argv=None) -> Args:
     """The options, checked: ``ValueError`` names a bad one."""
-    from dice_envs.resources import check_resources
+    from dice_envs.core.resources import check_resources
 
     args = args_from_dataclass(Args, __doc__.splitlines()[0], wild_flags(sys.argv[1:] if argv is None else argv))
     if args.method not in METHODS:
@@ -512,7 +512,7 @@ def legacy_args(saved: dict) -> dict:
 def game_of(args: Args):
     """The round game of the options ``--faces``, ``--dice`` and ``--wild`` (``ValueError`` naming the
     option)."""
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     try:
         dice = tuple(int(part) for part in args.dice.split(","))
@@ -575,7 +575,7 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     there, as ``weight``."""
     import torch
 
-    from dice_envs.batched import categorical
+    from dice_envs.envs.batched import categorical
 
     batch.reset(rng)
     n = batch.num_envs
@@ -876,7 +876,7 @@ def average_update(args: Args, avg_net, opt, buffer: AverageBuffer, ro: Rollout)
 
 
 class CFRTables:
-    """:class:`~dice_envs.agents.liars_dice_mccfr.OutcomeSamplingCFR` (``--method mccfr``)
+    """:class:`~dice_envs.agents.liars_dice.mccfr.OutcomeSamplingCFR` (``--method mccfr``)
     as a checkpoint entry: its tables as torch tensors (what ``torch.load(weights_only=True)``
     reads back), validated on load."""
 
@@ -907,11 +907,11 @@ def new_modules(args: Args, game, states) -> dict:
     name: the policy network starts at the uniform policy, the magnet and the average
     network as copies of it (torch's generator draws the initial weights).  For
     ``--method mccfr``, the tables (:class:`CFRTables`) over ``states`` instead; for ``--method
-    escher``, the learner (:class:`~dice_envs.agents.liars_dice_escher.Escher`)."""
+    escher``, the learner (:class:`~dice_envs.agents.liars_dice.escher.Escher`)."""
     import torch
 
     if args.method == "mccfr":
-        from dice_envs.agents.liars_dice_mccfr import OutcomeSamplingCFR
+        from dice_envs.agents.liars_dice.mccfr import OutcomeSamplingCFR
 
         return {"tables": CFRTables(OutcomeSamplingCFR(states, args.explore, args.regret_discount))}
     if args.method == "escher":
@@ -946,7 +946,7 @@ def new_modules(args: Args, game, states) -> dict:
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     torch.set_num_threads(args.threads)
     game = game_of(args)

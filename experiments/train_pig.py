@@ -1,13 +1,13 @@
 """Train MaskablePPO on Pig and score it EXACTLY against optimal play.
 
-The agent plays the batched ``dice_envs/Pig-v0`` (:class:`dice_envs.pig_gym.PigVectorEnv`)
+The agent plays the batched ``dice_envs/Pig-v0`` (:class:`dice_envs.agents.pig.gym.PigVectorEnv`)
 with the Fourier observation (scores and turn total divided by the goal, with sines and
-cosines of them, :meth:`dice_envs.pig.PigGame.fourier_observation`; ``--observation scaled``
+cosines of them, :meth:`dice_envs.games.pig.rules.PigGame.fourier_observation`; ``--observation scaled``
 leaves the waves out), against a
 self-play pool (default) or a fixed opponent: ``optimal``, ``hold_at_N``, ``random`` or
 a saved model (``.zip``).  Every ``--eval-every`` steps its greedy policy is evaluated
 exactly against Neller and Presser's optimal policy from both seats: the "Difference"
-of the Zombie Dice paper (:func:`dice_envs.agents.pig_learned.exact_score`), beside the
+of the Zombie Dice paper (:func:`dice_envs.agents.pig.learned.exact_score`), beside the
 hold-at-20 rule's -0.0798 and hold-at-25's -0.0421 (``reached``).
 
 The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, default
@@ -42,7 +42,6 @@ if str(ROOT) not in sys.path:
 from experiments.jeopardy_training import TableSpec, TrainArgs  # noqa: E402
 from experiments.jeopardy_training import main as train_main  # noqa: E402
 
-
 #: the observations a Pig agent can be trained on (the first is the default)
 OBSERVATIONS = ("fourier", "scaled")
 
@@ -65,23 +64,23 @@ class PigSpec(TableSpec):
             raise ValueError(f"--observation must be one of {list(OBSERVATIONS)}, got {args.observation!r}")
 
     def make_vector_env(self, args, opponent):
-        from dice_envs.pig_gym import PigVectorEnv
+        from dice_envs.agents.pig.gym import PigVectorEnv
 
         return PigVectorEnv(args.n_envs, opponent=opponent, goal=args.goal, observation=args.observation,
                             auto_forced=True, illegal_action="raise")
 
     def probability_table(self, policy_net, args) -> np.ndarray:
         """The ``(M, M, M)`` roll probabilities of the solver's grid ``(i, j, k)`` (one batched pass)."""
-        from dice_envs.agents import pig_solver
-        from dice_envs.agents.pig_learned import ModelPolicy
-        from dice_envs.pig import PigGame
+        from dice_envs.agents.pig import solver as pig_solver
+        from dice_envs.agents.pig.learned import ModelPolicy
+        from dice_envs.games.pig.rules import PigGame
 
         return pig_solver.policy_table(ModelPolicy(policy_net, PigGame(args.goal), greedy=False), args.goal)
 
     def evaluate(self, table: np.ndarray, args) -> dict:
         """Exact score of the greedy policy of a table."""
-        from dice_envs.agents.jeopardy_learned import greedy_table
-        from dice_envs.agents.pig_learned import exact_score
+        from dice_envs.agents.learn.jeopardy_learned import greedy_table
+        from dice_envs.agents.pig.learned import exact_score
 
         greedy = greedy_table(table)
 
@@ -94,10 +93,10 @@ class PigSpec(TableSpec):
         return tuple(np.minimum(x, top) for x in view)
 
     def whole_turns(self, table: np.ndarray, game):
-        """The roll-probability table playing whole turns (:func:`dice_envs.agents.pig_opponents.whole_turns`)."""
-        from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
-        from dice_envs.agents.pig_opponents import whole_turns
-        from dice_envs.agents.pig_solver import table_policy
+        """The roll-probability table playing whole turns (:func:`dice_envs.agents.pig.opponents.whole_turns`)."""
+        from dice_envs.agents.evaluate.jeopardy_agents import BatchedPolicyAgent
+        from dice_envs.agents.pig.opponents import whole_turns
+        from dice_envs.agents.pig.solver import table_policy
 
         policy = table_policy(table, "pool")
         return whole_turns(BatchedPolicyAgent(policy), policy, game)

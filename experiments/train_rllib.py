@@ -4,7 +4,7 @@ RLlib's multi-agent API plays both seats with one shared module (RLlib's
 ``ActionMaskingTorchRLModule``; :func:`dice_envs.rllib.ppo_config`), sampling games in
 ``--env-runners`` remote env runners.  Every ``--eval-every`` iterations the module is
 asked for its decision in every information state and scored with the project's exact
-evaluators (:func:`dice_envs.agents.agent_evaluation.score`): the exploitability and the
+evaluators (:func:`dice_envs.agents.scoring.score`): the exploitability and the
 value against the CFR+ equilibrium for Liar's Dice (its probabilities: a mixed strategy
 is the goal), the Difference against optimal play for AYZD (its greedy decisions).
 
@@ -38,11 +38,19 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dice_envs.resources import check_network  # noqa: E402
-from dice_envs.agents.rllib_models import DESCRIPTION  # noqa: E402
+from dice_envs.agents.evaluate.rllib_models import DESCRIPTION  # noqa: E402
+from dice_envs.core.resources import check_network  # noqa: E402
 from experiments import process_reaper  # noqa: E402
 from experiments.training_common import (  # noqa: E402
-    args_from_dataclass, atomic_write_text, budget_spent, check_args, check_resume_args, layer_sizes, log, run_script)
+    args_from_dataclass,
+    atomic_write_text,
+    budget_spent,
+    check_args,
+    check_resume_args,
+    layer_sizes,
+    log,
+    run_script,
+)
 
 #: game -> (the PettingZoo game, its arguments, the evaluator's game and settings)
 GAMES = {
@@ -93,8 +101,8 @@ def check(args: Args) -> Args:
 
 
 def exact_score(algo, args: Args) -> dict:
-    from dice_envs.agents.agent_evaluation import score
-    from dice_envs.agents.observation_agents import RLlibAgent
+    from dice_envs.agents.evaluate.observation_agents import RLlibAgent
+    from dice_envs.agents.scoring import score
 
     _, _, game, settings = GAMES[args.game]
     agent = RLlibAgent(algo.get_module("shared"), "rllib", greedy=args.game != "liars_dice")

@@ -26,7 +26,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 
-from dice_envs.files import atomic_path
+from dice_envs.core.files import atomic_path
 
 # -- options ----------------------------------------------------------------------------------
 
@@ -203,7 +203,7 @@ def atomic_file(path: Path):
     scripts recognise as theirs when they clean up) to write; when the block succeeds it is
     flushed to disk and renamed over ``path``, so a reader (or a resumed run) sees the old
     file or the new one, never half of one.  On failure the temporary file is removed
-    (:func:`dice_envs.files.atomic_path`)."""
+    (:func:`dice_envs.core.files.atomic_path`)."""
     path = Path(path)
     return atomic_path(path, tmp=path.with_name(path.stem + ".tmp" + path.suffix))
 

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 from scipy import stats
 
-from dice_envs.core import IllegalActionError
+from dice_envs.core.game import IllegalActionError
 
 HEADLINE = 100_000  # agent steps per headline configuration
 

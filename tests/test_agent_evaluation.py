@@ -14,10 +14,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from dice_envs.agents.agent_evaluation import score
-from dice_envs.agents.agent_contract import check_probabilities
-from dice_envs.agents.observation_agents import FunctionAgent, load_agent
-from dice_envs.cli import main as cli_main
+from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.evaluate.contract import check_probabilities
+from dice_envs.agents.evaluate.observation_agents import FunctionAgent, load_agent
+from dice_envs.agents.scoring import score
 
 pytest.importorskip("sb3_contrib")
 
@@ -82,8 +82,8 @@ def test_a_function_over_observations_scores_as_the_policy_itself():
 
 
 def test_liars_dice_agents_over_observations():
-    from dice_envs.agents.liars_dice_learned import equilibrium
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice.learned import equilibrium
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     eq = equilibrium(LiarsDiceGame(faces=3, wild=True), 1e-4).policy
 

@@ -1,4 +1,4 @@
-"""The batched Closest Number rules (:mod:`dice_envs.closest_number_batched`) against the rules core.
+"""The batched Closest Number rules (:mod:`dice_envs.games.closest_number.batched`) against the rules core.
 
 * Differential: a batch and one rules-core state per game go through the same games
   (the batch's starting player applied to the core, the same actions, legal and
@@ -7,7 +7,7 @@
   other configurations, small boards included so that tiebreak rounds on a shrinking
   board and draws happen.
 * Statistical: the starting players drawn on reset follow ``chance_outcomes()``.
-* The vectorised scoring against :func:`dice_envs.closest_number.score_board`, and
+* The vectorised scoring against :func:`dice_envs.games.closest_number.rules.score_board`, and
   positions loaded from the rules core (tiebreaks among some seats, game over).
 """
 
@@ -17,10 +17,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from batched_checks import HEADLINE, chi_square, drive
-from dice_envs.closest_number import ClosestNumberGame, score_board
-from dice_envs.closest_number_batched import ClosestNumberBatch
+
+from dice_envs.games.closest_number.batched import ClosestNumberBatch
+from dice_envs.games.closest_number.rules import ClosestNumberGame, score_board
 
 
 class RecordingBatch(ClosestNumberBatch):

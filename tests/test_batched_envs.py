@@ -15,18 +15,18 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 
 import dice_envs  # noqa: F401  (registers the ids)
-from dice_envs.agents import pig_solver
-from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
-from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
-from dice_envs.core import IllegalActionError
-from dice_envs.liars_dice_gym import LiarsDiceVectorEnv
-from dice_envs.closest_number_gym import ClosestNumberVectorEnv
-from dice_envs.pig_gym import PigVectorEnv
-from dice_envs.shakes_gym import ShakesVectorEnv
-from dice_envs.vector import BatchedSelfPlayEnv
-from dice_envs.zombie_dice_batched import ZombieDiceBatch
-from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+from dice_envs.agents.closest_number.gym import ClosestNumberVectorEnv
+from dice_envs.agents.evaluate.jeopardy_agents import BatchedPolicyAgent
+from dice_envs.agents.liars_dice.gym import LiarsDiceVectorEnv
+from dice_envs.agents.pig import solver as pig_solver
+from dice_envs.agents.pig.gym import PigVectorEnv
+from dice_envs.agents.shakes.gym import ShakesVectorEnv
+from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
+from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
+from dice_envs.core.game import IllegalActionError
+from dice_envs.envs.vector import BatchedSelfPlayEnv
+from dice_envs.games.zombie_dice.batched import ZombieDiceBatch
 
 VECTOR_IDS = [
     ("dice_envs/ZombieDice-v0", dict(), ZombieDiceVectorEnv, (16,)),
@@ -154,9 +154,9 @@ def test_shakes_court_choosing_at_random_wins_with_the_exact_probability():
 
 def test_liars_dice_value_against_the_equilibrium_opponent_is_the_exact_one():
     """Uniform random play against the CFR+ equilibrium inside the batch, against the exact value."""
-    from dice_envs.agents import liars_dice_solver
-    from dice_envs.agents.liars_dice_learned import equilibrium
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice import solver as liars_dice_solver
+    from dice_envs.agents.liars_dice.learned import equilibrium
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=6, wild=True)
     tree = liars_dice_solver.PublicTree(game)
@@ -241,7 +241,7 @@ def test_sb3_vec_env_trains_maskable_ppo():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from dice_envs.sb3_vec_env import SB3VecEnv
+    from dice_envs.envs.sb3_vec_env import SB3VecEnv
 
     torch.set_num_threads(1)
     venv = SB3VecEnv(make("dice_envs/ZombieDice-v0", num_envs=32, observation="compact"))

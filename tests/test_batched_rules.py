@@ -15,16 +15,16 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from batched_checks import HEADLINE, chi_square, drive, outcomes_after_roll
-from dice_envs.dice import d
-from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.liars_dice_batched import LiarsDiceBatch
-from dice_envs.liars_dice_match_batched import LiarsDiceMatchBatch
-from dice_envs.pig import PigGame, PigState
-from dice_envs.pig_batched import PigBatch
-from dice_envs.zombie_dice import ZombieDiceGame
-from dice_envs.zombie_dice_batched import ZombieDiceBatch
+
+from dice_envs.core.dice import d
+from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+from dice_envs.games.liars_dice.match_batched import LiarsDiceMatchBatch
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
+from dice_envs.games.pig.batched import PigBatch
+from dice_envs.games.pig.rules import PigGame, PigState
+from dice_envs.games.zombie_dice.batched import ZombieDiceBatch
+from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
 CONFIGS = {
     "zombie_dice official 2p": (lambda n: ZombieDiceBatch(n, 2, "official"), HEADLINE),

@@ -1,4 +1,4 @@
-"""The Shakes, batched (:mod:`dice_envs.shakes_batched`) against the rules core.
+"""The Shakes, batched (:mod:`dice_envs.games.shakes.batched`) against the rules core.
 
 * Differential: a batch and one rules-core state per game go through the same games
   (the batch's chance outcomes, deal, every argument round and the treatment roll,
@@ -19,10 +19,19 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from batched_checks import HEADLINE, chi_square, drive, outcomes_after_roll
-from dice_envs.shakes import ARGUE, ARGUMENT, DECIDE, TREAT, CourtGame, CourtState, MaestersGame, MaestersState
-from dice_envs.shakes_batched import ShakesCourtBatch, ShakesMaestersBatch
+
+from dice_envs.games.shakes.batched import ShakesCourtBatch, ShakesMaestersBatch
+from dice_envs.games.shakes.rules import (
+    ARGUE,
+    ARGUMENT,
+    DECIDE,
+    TREAT,
+    CourtGame,
+    CourtState,
+    MaestersGame,
+    MaestersState,
+)
 
 # name -> (batch factory, games, agent steps, drive's illegal-action rate).  A maesters round is
 # one step per seat, so a 6-player game lasts 108 steps: fewer games, so that some finish.

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import dice_envs
-from dice_envs.cli import main
+from dice_envs.agents.cli import main
 
 
 def run_json(capsys, *argv):
@@ -57,7 +57,7 @@ def test_every_option_has_help_text():
     """``--help`` documents every option of every command."""
     import argparse
 
-    from dice_envs.cli import build_parser
+    from dice_envs.agents.cli import build_parser
 
     missing = []
 
@@ -78,7 +78,7 @@ def test_written_files_are_readable_by_others(tmp_path):
     import os
     import stat
 
-    from dice_envs.cli import main
+    from dice_envs.agents.cli import main
 
     old = os.umask(0o022)
     try:
@@ -92,13 +92,13 @@ def test_written_files_are_readable_by_others(tmp_path):
 
 
 def test_plot_without_matplotlib_is_refused_before_the_solve(monkeypatch, capsys):
-    import dice_envs.rendering
-    from dice_envs.cli import main
+    import dice_envs.envs.rendering
+    from dice_envs.agents.cli import main
 
     def missing():
         raise ValueError("no matplotlib")
 
-    monkeypatch.setattr(dice_envs.rendering, "check_available", missing)
+    monkeypatch.setattr(dice_envs.envs.rendering, "check_available", missing)
     with pytest.raises(SystemExit) as exit_:
         main(["solve", "pig", "--plot", "x.png"])
     assert exit_.value.code == 2 and "dice-envs[plot]" in capsys.readouterr().err
@@ -110,7 +110,8 @@ def test_plot_without_matplotlib_is_refused_before_the_solve(monkeypatch, capsys
     ["evaluate", "pig", "hold_at_5", "--goal", "10"],
 ])
 def test_json_outputs_share_one_schema(argv, capsys, tmp_path):
-    from dice_envs.cli import JSON_SCHEMA, main
+    from dice_envs.agents.cli import main
+    from dice_envs.agents.console import JSON_SCHEMA
 
     if argv[:2] == ["solve", "liars-dice"]:
         argv = argv + ["--cache-dir", str(tmp_path)]
@@ -138,7 +139,7 @@ def test_json_outputs_share_one_schema(argv, capsys, tmp_path):
 def test_every_spelling_of_a_game_names_it_on_the_command_line(spelling, game):
     """Issue 26, item 6: each game had four spellings (PettingZoo's, Gymnasium's, the CLI's,
     OpenSpiel's); the command line takes all of them."""
-    from dice_envs.cli import build_parser, canonical_game, game_names_in
+    from dice_envs.agents.cli import build_parser, canonical_game, game_names_in
 
     parser = build_parser()
     assert game_names_in(["--max-memory", "2G", "evaluate", spelling, "x"], parser)[3] == game

@@ -9,8 +9,8 @@ from pettingzoo.test import api_test, seed_test
 
 import dice_envs
 from dice_envs import closest_number_v0
-from dice_envs.closest_number import ClosestNumberGame, score_board
-from dice_envs.core import IllegalActionError
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.closest_number.rules import ClosestNumberGame, score_board
 
 
 @pytest.mark.parametrize(

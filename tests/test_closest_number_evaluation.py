@@ -1,5 +1,5 @@
 """Exact scoring of agents in two-player Closest Number
-(dice_envs.agents.closest_number_evaluation): the round-tree evaluators against the
+(dice_envs.agents.closest_number.evaluation): the round-tree evaluators against the
 generic ones, the whole-game figures against the explicit whole-game tree, the
 equilibrium as an observation agent, Monte Carlo play of dice_envs/ClosestNumber-v0,
 and the observations the scorer builds against the env's."""
@@ -11,15 +11,20 @@ import numpy as np
 import pytest
 
 import dice_envs  # noqa: F401  (registers the Gymnasium ids)
-from dice_envs.agents.agent_contract import uniform_agent
-from dice_envs.agents.closest_number_evaluation import (
-    TreeArrays, best_response_values, equilibrium_agent, expected_values, score_agent, scored_game,
+from dice_envs.agents.closest_number.evaluation import (
+    TreeArrays,
+    best_response_values,
+    equilibrium_agent,
+    expected_values,
+    score_agent,
+    scored_game,
 )
-from dice_envs.agents.closest_number_opponents import equilibrium
-from dice_envs.agents.exploitability import best_response, expected_returns, exploitability
-from dice_envs.agents.game_tree import build_tree
-from dice_envs.closest_number import ClosestNumberGame
-from dice_envs.resources import ResourceLimitError
+from dice_envs.agents.closest_number.opponents import equilibrium
+from dice_envs.agents.evaluate.contract import uniform_agent
+from dice_envs.agents.solve.exploitability import best_response, expected_returns, exploitability
+from dice_envs.agents.solve.game_tree import build_tree
+from dice_envs.core.resources import ResourceLimitError
+from dice_envs.games.closest_number.rules import ClosestNumberGame
 
 
 def score_dependent_agent(obs, masks):
@@ -74,7 +79,7 @@ def test_whole_game_figures_match_the_explicit_whole_game_tree():
     game = ClosestNumberGame(2, 4, starting_player=0, round3="one_card")
     tree = build_tree(game)
     eq = equilibrium(4, "one_card")
-    from dice_envs.agents.exploitability import tabulate_policy
+    from dice_envs.agents.solve.exploitability import tabulate_policy
 
     eq_table = tabulate_policy(tree, eq)
     for agent in (score_dependent_agent,):
@@ -173,7 +178,7 @@ def test_bad_arguments():
 
 
 def test_named_agents():
-    from dice_envs.agents.closest_number_evaluation import named_agents
+    from dice_envs.agents.closest_number.evaluation import named_agents
 
     names = named_agents(6)
     assert set(names) == {"equilibrium", "random"}

@@ -8,15 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from dice_envs.agents.closest_number_round1 import solve_round1
-from dice_envs.agents.closest_number_solver import ClosestNumberSolver, solve
-from dice_envs.agents.exploitability import expected_returns, exploitability, uniform_policy
-from dice_envs.agents.game_tree import build_tree
-from dice_envs.agents.sequence_form import solve_lp
 from dice_envs import closest_number_v0
-from dice_envs.cli import main
-from dice_envs.closest_number import ClosestNumberGame, score_board
-
+from dice_envs.agents.cli import main
+from dice_envs.agents.closest_number.round1 import solve_round1
+from dice_envs.agents.closest_number.solver import ClosestNumberSolver, solve
+from dice_envs.agents.solve.exploitability import expected_returns, exploitability, uniform_policy
+from dice_envs.agents.solve.game_tree import build_tree
+from dice_envs.agents.solve.sequence_form import solve_lp
+from dice_envs.games.closest_number.rules import ClosestNumberGame, score_board
 
 # -- round 1 alone ---------------------------------------------------------------------
 
@@ -147,7 +146,7 @@ def test_round2_values_by_independent_pure_strategy_search():
 def test_face_up_decoys_would_not_change_any_round_value():
     """The same solver with every decoy flag visible (a perfect-information variant) gives the same
     value in every round game: on these boards the hidden decoy does not change who wins."""
-    from dice_envs.agents.closest_number_solver import RoundGame
+    from dice_envs.agents.closest_number.solver import RoundGame
 
     class FaceUp(ClosestNumberSolver):
         def tree(self, round_):

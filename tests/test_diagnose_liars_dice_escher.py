@@ -37,7 +37,7 @@ def test_predictive_regret_matching_converges_faster(capsys):
 
 
 def test_only_the_traversers_visited_nodes_get_regrets():
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     learner = diag.TabularEscher(LiarsDiceGame(faces=3), 64)
     learner.iterate(np.random.default_rng(0))
@@ -119,7 +119,7 @@ def test_bad_options(argv, capsys):
 
 
 def test_unequal_dice_are_refused(capsys):
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     with pytest.raises(ValueError, match="equal dice"):
         diag.TabularEscher(LiarsDiceGame(dice_per_player=(1, 2), faces=3), 64)

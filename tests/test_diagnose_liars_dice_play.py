@@ -55,9 +55,9 @@ def test_reach_average_weights_by_own_reach(diag):
     """Two policies for the first player's opening bid, averaged with equal weights: at a
     node the first player reaches only through its own bid, the average is the policy of
     whichever iterate made that bid, not the plain mean."""
-    from dice_envs.agents.liars_dice_learned import InfoStates
-    from dice_envs.agents.liars_dice_solver import PublicTree
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.solver import PublicTree
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     states = InfoStates(PublicTree(LiarsDiceGame(faces=2)))
     uniform = states.mask / states.mask.sum(1, keepdims=True)

@@ -56,7 +56,7 @@ def test_bad_arguments_are_refused(argv):
 def test_the_pig_error_diagnosis_accounts_for_the_whole_gap():
     """``experiments/diagnose_pig_errors.py`` on hold-at-10 (goal 20): repairing every wrong
     decision gives the optimum's Difference, 0 (a group alone need not help: decisions interact)."""
-    from dice_envs.agents import pig_solver
+    from dice_envs.agents.pig import solver as pig_solver
     from experiments import diagnose_pig_errors
 
     report = diagnose_pig_errors.diagnose(pig_solver.hold_at(10), 20)

@@ -27,7 +27,7 @@ def cache(tmp_path, monkeypatch):
 def test_the_decisions_are_the_optimum_s():
     """Every recorded decision is a real one (rolled: both actions open) and is the solved
     optimum's decision in the position and dice state that the observation shows."""
-    from dice_envs.agents import zombie_dice_solver as zds
+    from dice_envs.agents.zombie_dice import solver as zds
 
     solution = zds.solved(2, 4)
     obs, rolls = capacity.optimal_decisions(solution, 64, 30, seed=0)
@@ -44,11 +44,11 @@ def test_the_decisions_are_the_optimum_s():
 def test_the_fitted_network_is_scored_as_its_own_greedy_decisions(capsys):
     """The fitted network's exact score through NetworkPolicy (two logits (0, z)) is the score
     of the plain function ``z > 0`` over the encoded observations."""
-    from dice_envs.agents import zombie_dice_solver as zds
-    from dice_envs.zombie_dice import ZombieDiceGame
-    from experiments.training_common import fit_classifier
-
     import torch
+
+    from dice_envs.agents.zombie_dice import solver as zds
+    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
+    from experiments.training_common import fit_classifier
 
     solution = zds.solved(2, 4)
     obs, rolls = capacity.optimal_decisions(solution, 64, 30, seed=1)

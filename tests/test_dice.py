@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs.dice import (
-    Die, Sampler, d, draw_counts, enumerate_rolls, roll_counts, roll_pool, total_distribution,
+from dice_envs.core.dice import (
+    Die,
+    Sampler,
+    d,
+    draw_counts,
+    enumerate_rolls,
+    roll_counts,
+    roll_pool,
+    total_distribution,
 )
 
 weights = st.lists(st.integers(0, 5), min_size=2, max_size=4).filter(lambda w: sum(w) > 0)
@@ -95,7 +102,7 @@ def test_sampler_rejects_bad_distribution():
 @settings(max_examples=60)
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=4).filter(lambda w: sum(w) > 0), st.data())
 def test_order_statistic_matches_enumeration(ws, data):
-    from dice_envs.dice import order_statistic
+    from dice_envs.core.dice import order_statistic
 
     die = Die(tuple(range(1, len(ws) + 1)), ws)
     n = data.draw(st.integers(1, 4))
@@ -109,7 +116,7 @@ def test_order_statistic_matches_enumeration(ws, data):
 
 
 def test_order_statistic_bad_arguments():
-    from dice_envs.dice import order_statistic
+    from dice_envs.core.dice import order_statistic
 
     with pytest.raises(ValueError, match="k must be"):
         order_statistic(d(6), 3, 4)

@@ -36,11 +36,11 @@ def distill(tmp_path_factory):
 @pytest.fixture(scope="module")
 def table(distill, tmp_path_factory):
     """MCCFR's average after 300 iterations of 2,048 games on 3 faces (exploitability 0.012)."""
-    from dice_envs.agents.liars_dice_learned import InfoStates
-    from dice_envs.agents.liars_dice_mccfr import OutcomeSamplingCFR
-    from dice_envs.agents.liars_dice_solver import PublicTree
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.mccfr import OutcomeSamplingCFR
+    from dice_envs.agents.liars_dice.solver import PublicTree
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
     from experiments.liars_dice_training import save_table_model
 
     game = LiarsDiceGame(faces=3)
@@ -62,7 +62,7 @@ def run(distill, capsys, argv):
 
 def test_the_network_keeps_the_tables_exploitability(distill, table, tmp_path, capsys):
     """Measured: the table 0.0122, the network 0.013 (175 of 192 information states visited)."""
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     out = tmp_path / "net" / "model.pt"
     code, report, _ = run(distill, capsys, [table, "--out", out, *FAST])

@@ -46,7 +46,7 @@ def test_the_game_pages_render_the_module_docstrings(site):
     # The PettingZoo table of dice_envs.pig_v0's docstring, and the solver's API (dice_envs.agents
     # is agents/ in the repository: the griffe extension in docs/hooks/ finds it).
     assert "Observation Values" in pig and "Legal Actions Mask" in pig
-    assert 'id="dice_envs.agents.pig_solver.solve"' in pig
+    assert 'id="dice_envs.agents.pig.solver.solve"' in pig
     liars_dice = (site / "games" / "liars_dice" / "index.html").read_text(encoding="utf-8")
     assert 'id="dice_envs.liars_dice_v0"' in liars_dice and "Action Values" in liars_dice
     # Sphinx roles became links or plain code, not ":mod:" text.

@@ -16,11 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dice_envs
-from dice_envs.agents import liars_dice_solver, solver_cache
-from dice_envs.cli import main as cli_main
-from dice_envs.core import IllegalActionError
-from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.resources import ResourceLimitError, parse_size
+from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.liars_dice import solver as liars_dice_solver
+from dice_envs.agents.solve import cache as solver_cache
+from dice_envs.core.game import IllegalActionError
+from dice_envs.core.resources import ResourceLimitError, parse_size
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 # -- arguments: bools are not integers, strings not booleans, non-finite numbers refused ------------
 
@@ -92,8 +93,8 @@ def test_oversized_solves_are_refused_naming_the_limit():
         gymnasium.make("dice_envs/ZombieDice-v0", goal=100)
     with pytest.raises(ResourceLimitError, match="over the limit"):
         gymnasium.make("dice_envs/ZombieDice-v0", goal=500)
-    from dice_envs.agents import pig_solver
-    from dice_envs.agents.closest_number_solver import ClosestNumberSolver
+    from dice_envs.agents.closest_number.solver import ClosestNumberSolver
+    from dice_envs.agents.pig import solver as pig_solver
 
     with pytest.raises(ResourceLimitError, match="memory"):
         pig_solver.solve(1000)
@@ -107,7 +108,7 @@ def test_the_limit_can_be_lowered_and_raised(monkeypatch):
         liars_dice_solver.PublicTree(LiarsDiceGame(dice_per_player=2, faces=5))
     monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "none")
     monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "1")
-    from dice_envs.agents.closest_number_solver import ClosestNumberSolver
+    from dice_envs.agents.closest_number.solver import ClosestNumberSolver
 
     with pytest.raises(ResourceLimitError, match="minutes"):
         ClosestNumberSolver(20)
@@ -158,7 +159,7 @@ def test_a_crafted_model_file_is_not_executed(tmp_path):
 
     path = tmp_path / "model.pt"
     path.write_bytes(pickle.dumps({"game": Payload()}))
-    from dice_envs.agents.liars_dice_learned import LearnedLiarsDicePolicy
+    from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
 
     with pytest.raises(ValueError, match="not a Liar's Dice model"):
         LearnedLiarsDicePolicy.load(path)
@@ -218,7 +219,7 @@ def test_wrong_metadata_reads_as_absent(tmp_path):
 
 
 def test_a_solve_stopped_by_its_iteration_cap_is_cached_and_announced(tmp_path):
-    from dice_envs.agents.liars_dice_learned import equilibrium
+    from dice_envs.agents.liars_dice.learned import equilibrium
 
     first = liars_dice_solver.solve(GAME, 1e-12, max_iterations=30, cache_dir=str(tmp_path))
     assert first.iterations == 30 and first.exploitability > 1e-12
@@ -304,8 +305,8 @@ def test_a_huge_ayzd_goal_is_refused_before_the_turn_model_is_built(make):
 
 def test_solve_shakes_obeys_the_limits(capsys):
     """Issue 23's attack: `--max-memory 5M --max-seconds 0.1 solve shakes --players 6` ran 8.6 s and 308 MB."""
-    from dice_envs.agents.shakes_solver import ShakesModel, record_count
-    from dice_envs.shakes import ShakesRules
+    from dice_envs.agents.shakes.solver import ShakesModel, record_count
+    from dice_envs.games.shakes.rules import ShakesRules
 
     for n in (2, 3, 4, 5, 6):  # the count the guard uses is the model's
         assert record_count(n, ShakesRules(n).patients) == sum(len(level.rows) for level in ShakesModel(n).levels)
@@ -345,12 +346,12 @@ def test_a_killed_writer_s_temporary_file_is_removed_by_the_next_write(tmp_path)
     import subprocess
     import sys
 
-    from dice_envs.files import atomic_file
+    from dice_envs.core.files import atomic_file
 
     target = tmp_path / "liars_dice_3.efg"
     writer = subprocess.Popen([sys.executable, "-c", (
         "import os, sys, time\n"
-        "from dice_envs.files import atomic_file\n"
+        "from dice_envs.core.files import atomic_file\n"
         f"with atomic_file({str(target)!r}, 'w') as fh:\n"
         "    fh.write('x' * 1000); fh.flush(); print('writing', flush=True); time.sleep(60)\n")],
         stdout=subprocess.PIPE, text=True)

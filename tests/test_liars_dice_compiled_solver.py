@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from dice_envs.agents import liars_dice_compiled_solver as compiled
-from dice_envs.agents.liars_dice_solver import (
+from dice_envs.agents.liars_dice import compiled_solver as compiled
+from dice_envs.agents.liars_dice.solver import (
     CFRSolver,
     CompiledCFRSolver,
     PublicTree,
@@ -14,8 +14,8 @@ from dice_envs.agents.liars_dice_solver import (
     solve,
     tree_for,
 )
-from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState
-from dice_envs.resources import ResourceLimitError
+from dice_envs.core.resources import ResourceLimitError
+from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState
 
 GAMES = [
     dict(faces=3),
@@ -68,7 +68,7 @@ def test_compiled_evaluation_of_any_tree_policy_equals_the_in_memory_one(kwargs)
     rng = np.random.default_rng(0)
     weights = TreePolicy(tree, rng.random((tree.N, tree.R)), rng.random((tree.N, tree.R)))
     weights.call[0] = 0.0  # no call at the root
-    from dice_envs.agents.liars_dice_solver import _normalise
+    from dice_envs.agents.liars_dice.solver import _normalise
 
     for policy in (tree.uniform(), TreePolicy(tree, *_normalise(tree, weights.edge, weights.call))):
         expected = evaluate(tree, policy)

@@ -11,8 +11,8 @@ from pettingzoo.test import api_test, seed_test
 
 import dice_envs
 from dice_envs import liars_dice_v0
-from dice_envs.core import IllegalActionError
-from dice_envs.liars_dice import SEED_TREE_SIZES, LiarsDiceGame, seed_game, tree_size
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.liars_dice.rules import SEED_TREE_SIZES, LiarsDiceGame, seed_game, tree_size
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,7 @@ def test_bid_truth_and_wild_face(rolls, bid, wild, true):
 
 def test_seed_tree_sizes():
     """The seed's node counts: 125 / 9,208 / 2,097,137 for 2/3/4-sided dice, quantities up to the faces."""
-    from dice_envs.agents.game_tree import build_tree
+    from dice_envs.agents.solve.game_tree import build_tree
 
     for faces, size in SEED_TREE_SIZES.items():
         assert tree_size(seed_game(faces)) == size

@@ -1,4 +1,4 @@
-"""ESCHER for Liar's Dice (``dice_envs.agents.liars_dice_escher``): its parts, and that it learns."""
+"""ESCHER for Liar's Dice (``dice_envs.agents.liars_dice.escher``): its parts, and that it learns."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from dice_envs.agents.liars_dice_escher import (  # noqa: E402
+from dice_envs.agents.liars_dice.escher import (
     Escher,
     EscherSettings,
     Reservoir,
@@ -19,10 +19,10 @@ from dice_envs.agents.liars_dice_escher import (  # noqa: E402
     regret_matching,
     unique_rows,
 )
-from dice_envs.agents.liars_dice_learned import NETWORK_CHUNK, InfoStates, LearnedLiarsDicePolicy  # noqa: E402
-from dice_envs.agents.liars_dice_solver import PublicTree, exploitability  # noqa: E402
-from dice_envs.liars_dice import LiarsDiceGame, LiarsDiceState  # noqa: E402
-from dice_envs.liars_dice_batched import LiarsDiceBatch  # noqa: E402
+from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, InfoStates, LearnedLiarsDicePolicy  # noqa: E402
+from dice_envs.agents.liars_dice.solver import PublicTree, exploitability  # noqa: E402
+from dice_envs.games.liars_dice.batched import LiarsDiceBatch  # noqa: E402
+from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState  # noqa: E402
 
 SMALL = EscherSettings(games=256, value_steps=8, regret_steps=8, average_steps=8, minibatch=512, buffer=20_000)
 

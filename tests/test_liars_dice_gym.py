@@ -7,11 +7,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dice_envs
-from dice_envs.agents.liars_dice_learned import equilibrium
-from dice_envs.agents.liars_dice_solver import PublicTree, evaluate
-from dice_envs.core import IllegalActionError
-from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.liars_dice_gym import LiarsDiceEnv
+from dice_envs.agents.liars_dice.gym import LiarsDiceEnv
+from dice_envs.agents.liars_dice.learned import equilibrium
+from dice_envs.agents.liars_dice.solver import PublicTree, evaluate
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
 
@@ -79,7 +79,7 @@ def test_seeded_runs_repeat():
 
 def test_model_and_policy_opponents(tmp_path):
     torch = pytest.importorskip("torch")
-    from dice_envs.agents.liars_dice_learned import build_network
+    from dice_envs.agents.liars_dice.learned import build_network
 
     game = LiarsDiceGame(faces=3)
     path = tmp_path / "model.pt"

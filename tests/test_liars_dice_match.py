@@ -2,7 +2,7 @@
 its value from the round games, and any policy's exact exploitability.
 
 Pinned against independent computations: the explicit game tree of the whole game (the
-generic best response and expected returns of :mod:`dice_envs.agents.exploitability`) for
+generic best response and expected returns of :mod:`dice_envs.agents.solve.exploitability`) for
 the exploitability and self-play value of any policy, and for the value of the combined
 round equilibria; PettingZoo's api and seed tests; hypothesis play for the rules."""
 
@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from dice_envs import liars_dice_match_v0
-from dice_envs.agents import exploitability as generic
-from dice_envs.agents.agent_contract import uniform_agent
-from dice_envs.agents.game_tree import build_tree
-from dice_envs.agents.liars_dice_match_solver import match_exploitability, positions, solve_match
-from dice_envs.core import IllegalActionError
-from dice_envs.liars_dice_match import LiarsDiceMatchGame
+from dice_envs.agents.evaluate.contract import uniform_agent
+from dice_envs.agents.liars_dice.match_solver import match_exploitability, positions, solve_match
+from dice_envs.agents.solve import exploitability as generic
+from dice_envs.agents.solve.game_tree import build_tree
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(dice_per_player=(2, 1), faces=4, wild="highest"),
@@ -146,8 +146,8 @@ def test_the_value_is_the_combined_round_equilibria_s(name):
 
 
 def test_one_die_each_is_the_round_game():
-    from dice_envs.agents.liars_dice_solver import solve
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.agents.liars_dice.solver import solve
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceMatchGame(dice_per_player=1, wild="highest")
     assert positions(game) == [(1, 1, 0)]
@@ -159,7 +159,7 @@ def test_a_round_with_equal_dice_is_the_round_game_with_one_count():
     """(2, 2) and 2 are one game: the same configuration, so the same cached equilibrium (a 2v2
     solve takes half an hour; the whole game must find the one `dice-envs solve liars-dice --dice 2`
     stored)."""
-    from dice_envs.liars_dice import LiarsDiceGame
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     round_game = LiarsDiceMatchGame(dice_per_player=2, wild="aces").round_game((2, 2), 0)
     assert round_game.config() == LiarsDiceGame(dice_per_player=2, wild="aces").config()
@@ -209,7 +209,7 @@ def test_batched_equilibrium_opponent_gives_the_game_s_value():
     import gymnasium
 
     import dice_envs  # noqa: F401
-    from dice_envs.agents.liars_dice_match_solver import BatchedMatchPolicy
+    from dice_envs.agents.liars_dice.match_solver import BatchedMatchPolicy
 
     game = LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces")
     solution = solve_match(game)
@@ -231,7 +231,7 @@ def test_batched_equilibrium_opponent_gives_the_game_s_value():
 def test_cli_solves_and_scores_the_whole_game(capsys):
     import json
 
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     assert cli_main(["solve", "liars-dice-match", "--dice", "2", "1", "--faces", "3", "--wild", "aces", "--json"]) == 0
     solved = json.loads(capsys.readouterr().out)

@@ -1,5 +1,5 @@
-"""agents/liars_dice_mccfr.py (outcome-sampling MCCFR from sampled games) and the tabular
-Liar's Dice policy it saves (agents/liars_dice_learned.py).
+"""agents/liars_dice/mccfr.py (outcome-sampling MCCFR from sampled games) and the tabular
+Liar's Dice policy it saves (agents/liars_dice/learned.py).
 
 * one iteration's regret increments are, on average, the exact counterfactual regrets
   of the current policy (the estimator is unbiased), checked against the solver's exact
@@ -14,11 +14,11 @@ Liar's Dice policy it saves (agents/liars_dice_learned.py).
 import numpy as np
 import pytest
 
-from dice_envs.agents.liars_dice_learned import InfoStates, TabularLiarsDicePolicy, action_values
-from dice_envs.agents.liars_dice_mccfr import OutcomeSamplingCFR
-from dice_envs.agents.liars_dice_solver import PublicTree, exploitability
-from dice_envs.liars_dice import LiarsDiceGame
-from dice_envs.liars_dice_batched import LiarsDiceBatch
+from dice_envs.agents.liars_dice.learned import InfoStates, TabularLiarsDicePolicy, action_values
+from dice_envs.agents.liars_dice.mccfr import OutcomeSamplingCFR
+from dice_envs.agents.liars_dice.solver import PublicTree, exploitability
+from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 
 def states_of(faces, wild=False):
@@ -134,7 +134,7 @@ def test_a_steep_regret_discount_does_not_overflow():
 
 def test_a_saved_table_is_a_model(tmp_path):
     pytest.importorskip("torch")
-    from dice_envs.agents.liars_dice_learned import load_model
+    from dice_envs.agents.liars_dice.learned import load_model
     from experiments.liars_dice_training import save_table_model
 
     game, tree, states = states_of(3, wild=True)

@@ -13,21 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs.agents import exploitability as generic
-from dice_envs.agents.game_tree import build_tree
-from dice_envs.agents.gambit import efg_text, write_efg
-from dice_envs.agents.liars_dice_solver import (
-    CFRSolver,
-    PublicTree,
-    TreePolicy,
-    evaluate,
-    load_cached,
-    solve,
-    tabulate,
-)
-from dice_envs.agents.sequence_form import solve_lp
 from dice_envs import liars_dice_v0
-from dice_envs.liars_dice import LiarsDiceGame, seed_game
+from dice_envs.agents.liars_dice.solver import CFRSolver, PublicTree, TreePolicy, evaluate, load_cached, solve, tabulate
+from dice_envs.agents.solve import exploitability as generic
+from dice_envs.agents.solve.gambit import efg_text, write_efg
+from dice_envs.agents.solve.game_tree import build_tree
+from dice_envs.agents.solve.sequence_form import solve_lp
+from dice_envs.games.liars_dice.rules import LiarsDiceGame, seed_game
 
 OPENSPIEL_VALUE = Fraction(-7, 258)  # liars_dice, one 6-sided die each, 6s wild
 
@@ -140,7 +132,7 @@ def _random_policy(tree: PublicTree, seed: int) -> TreePolicy:
     edge = rng.random((tree.N, tree.R)) * ~sparse
     call = rng.random((tree.N, tree.R))
     call[0] = 0
-    from dice_envs.agents.liars_dice_solver import _normalise
+    from dice_envs.agents.liars_dice.solver import _normalise
 
     return TreePolicy(tree, *_normalise(tree, edge, call))
 
@@ -363,7 +355,7 @@ def test_gambit_infosets_are_consistent():
 
 
 def _run_cli(argv):
-    from dice_envs.cli import main
+    from dice_envs.agents.cli import main
 
     out = io.StringIO()
     with redirect_stdout(out):
@@ -390,7 +382,7 @@ def test_cli_solve_caches_where_the_other_commands_look(tmp_path, monkeypatch):
     assert len(list(tmp_path.glob("liars_dice_*.npz"))) == 1
     assert json.loads(_run_cli(argv)[1])["cached"] is True
     assert json.loads(_run_cli(argv + ["--no-cache"])[1])["cached"] is False
-    from dice_envs.agents.liars_dice_solver import solve
+    from dice_envs.agents.liars_dice.solver import solve
 
     assert solve(LiarsDiceGame(faces=3), 1e-3, cache_dir=str(tmp_path)).cached
 
@@ -408,7 +400,7 @@ def test_cli_export_and_bad_arguments(tmp_path, capsys):
 def test_cli_play_scripted(tmp_path, monkeypatch, capsys):
     import argparse
 
-    from dice_envs.cli.liars_dice import play_liars_dice
+    from dice_envs.agents.liars_dice.cli import play_liars_dice
 
     monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path))
     answers = iter(["nonsense", "9 9", "1 1", "call", "2 3", "call"])
@@ -422,7 +414,7 @@ def test_cli_play_scripted(tmp_path, monkeypatch, capsys):
 
 
 def test_predicted_iterations_follow_the_fitted_rate():
-    from dice_envs.agents.liars_dice_solver import predict_iterations
+    from dice_envs.agents.liars_dice.solver import predict_iterations
 
     history = [(t, 5.0 / t**2) for t in (10, 20, 40, 60, 80)]  # exploitability = 5 / T^2
     assert predict_iterations(history, 5.0 / 400**2, "cfr+") == pytest.approx(400, rel=1e-9)
@@ -431,7 +423,7 @@ def test_predicted_iterations_follow_the_fitted_rate():
 
 
 def test_predictions_are_within_2x_and_a_long_solve_is_refused(monkeypatch):
-    from dice_envs.resources import ResourceLimitError
+    from dice_envs.core.resources import ResourceLimitError
 
     game = LiarsDiceGame(dice_per_player=(1, 2), faces=4, wild=True)
     result = solve(game, 1e-4)

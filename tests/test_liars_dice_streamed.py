@@ -12,11 +12,11 @@ import json
 import numpy as np
 import pytest
 
-from dice_envs.agents.agent_contract import uniform_agent
-from dice_envs.agents.liars_dice_solver import PublicTree, TreePolicy, _normalise, evaluate
-from dice_envs.agents.liars_dice_streamed import AgentSource, StreamedTree, streamed_evaluate
-from dice_envs.agents.observation_agents import FunctionAgent
-from dice_envs.liars_dice import LiarsDiceGame
+from dice_envs.agents.evaluate.contract import uniform_agent
+from dice_envs.agents.evaluate.observation_agents import FunctionAgent
+from dice_envs.agents.liars_dice.solver import PublicTree, TreePolicy, _normalise, evaluate
+from dice_envs.agents.liars_dice.streamed import AgentSource, StreamedTree, streamed_evaluate
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 
 def random_policy(tree: PublicTree, seed: int) -> TreePolicy:
@@ -52,8 +52,8 @@ def test_streamed_equals_the_whole_tree(name, block_bits):
 
 def test_a_network_through_observations_scores_as_on_the_whole_tree():
     """The committed MMD network, asked block by block through observations, and its table on the whole tree."""
-    from dice_envs.agents.liars_dice_learned import load_model
-    from dice_envs.agents.observation_agents import load_agent
+    from dice_envs.agents.evaluate.observation_agents import load_agent
+    from dice_envs.agents.liars_dice.learned import load_model
 
     agent = load_agent("experiments/models/liars_dice_play_mmd_average_wild.pt")
     game = agent.learned.game
@@ -88,8 +88,8 @@ def test_observations_are_the_environment_s():
 
 def test_cli_scores_two_dice_each_streamed(capsys, monkeypatch):
     """Two three-sided dice each, aces wild: 2**12 public nodes; forced through the streamed path."""
-    from dice_envs.agents import liars_dice_streamed
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
+    from dice_envs.agents.liars_dice import streamed as liars_dice_streamed
 
     game = LiarsDiceGame(dice_per_player=2, faces=3, wild="aces")
     whole = evaluate(PublicTree(game), PublicTree(game).uniform())
@@ -130,7 +130,7 @@ def _deterministic(tree: PublicTree, actions: np.ndarray, player: int) -> TreePo
 
 @pytest.mark.parametrize("name", ["1v1 x4 aces", "1v2 x3 aces", "2v1 x3, player 1 first"])
 def test_best_response_actions_reach_the_best_response_values(name):
-    from dice_envs.agents.liars_dice_streamed import streamed_best_responses
+    from dice_envs.agents.liars_dice.streamed import streamed_best_responses
 
     game = GAMES[name]
     tree = PublicTree(game)
@@ -145,7 +145,7 @@ def test_best_response_actions_reach_the_best_response_values(name):
 def play_best_response(game: LiarsDiceGame, agent, actions, q: int, games: int, seed: int = 0) -> np.ndarray:
     """Player ``q``'s payoffs in ``games`` games of the batched environment where ``q`` plays the
     best-response ``actions`` and the other seat samples ``agent``'s probabilities."""
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     tree = StreamedTree(game)
     code = (max(game.dice) + 1) ** np.arange(game.faces)
@@ -176,9 +176,9 @@ def test_monte_carlo_play_of_the_best_response_on_two_dice_each():
     """Two three-sided dice each, aces wild (streamed in blocks of 2**8 nodes): the best response's
     actions, played in the batched environment against the policy, win what the evaluation says.
     (The same check on six-sided dice, 352 M information states, is in the closing note of issue 24.)"""
-    from dice_envs.agents.liars_dice_streamed import streamed_best_responses
-
     from test_liars_dice_match import hashed_agent
+
+    from dice_envs.agents.liars_dice.streamed import streamed_best_responses
 
     game = LiarsDiceGame(dice_per_player=2, faces=3, wild="aces")
     ev, actions = streamed_best_responses(game, FunctionAgent(hashed_agent, "hashed"), block_bits=8)

@@ -8,8 +8,8 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is the [openspiel] extra: pip install 'dice-envs[openspiel]'")
 
 import dice_envs.openspiel  # noqa: E402,F401  (registers the games)
-from dice_envs.agents import liars_dice_solver as lds  # noqa: E402
-from dice_envs.liars_dice import LiarsDiceGame  # noqa: E402
+from dice_envs.agents.liars_dice import solver as lds  # noqa: E402
+from dice_envs.games.liars_dice.rules import LiarsDiceGame  # noqa: E402
 
 SMALL = {
     "dice_envs_liars_dice": {"faces": 3, "wild": True},

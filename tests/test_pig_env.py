@@ -11,9 +11,9 @@ from pettingzoo.test import api_test, seed_test
 
 import dice_envs
 from dice_envs import pig_v0
-from dice_envs.core import IllegalActionError
-from dice_envs.dice import Die, d
-from dice_envs.pig import HOLD, ROLL, PigGame
+from dice_envs.core.dice import Die, d
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.pig.rules import HOLD, ROLL, PigGame
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(goal=10), dict(die=d(6).loaded(6, 2)), dict(die=d(8))])
@@ -224,7 +224,7 @@ def test_scaled_observation_is_the_full_one_over_the_goal():
 def test_fourier_observation_is_the_scaled_one_with_its_waves():
     import gymnasium
 
-    from dice_envs.encodings import FOURIER_FREQUENCIES
+    from dice_envs.core.encodings import FOURIER_FREQUENCIES
 
     vec = gymnasium.make_vec("dice_envs/Pig-v0", num_envs=3, vectorization_mode="vector_entry_point", goal=30,
                              observation="fourier")

@@ -6,11 +6,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dice_envs.agents import pig_solver as pig
-from dice_envs.agents.head_to_head import HeadToHead
-from dice_envs.agents.jeopardy_agents import PolicyAgent
 from dice_envs import pig_v0
-from dice_envs.dice import Die, d
+from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
+from dice_envs.agents.pig import solver as pig
+from dice_envs.agents.solve.head_to_head import HeadToHead
+from dice_envs.core.dice import Die, d
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_hold_at_20_difference_to_optimal(classic):
 
 
 def value_iteration(goal, die):
-    """Neller and Presser's value iteration, written independently of dice_envs.agents.jeopardy_solver:
+    """Neller and Presser's value iteration, written independently of dice_envs.agents.solve.jeopardy:
     ``P[i, j, k] = max(roll, hold)`` (``i + k >= goal`` wins) until nothing changes.
 
     Returns ``(P, roll, hold)``, each ``(goal, goal, goal)`` over live ``i, j, k``."""

@@ -7,8 +7,8 @@ import pathlib
 
 import pytest
 
-from dice_envs.cli import main
-from dice_envs.cli.pig import play_pig
+from dice_envs.agents.cli import main
+from dice_envs.agents.pig.cli import play_pig
 
 
 def run_json(capsys, argv):

@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 
 import dice_envs
 from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
-from dice_envs.closest_number import score_board
-from dice_envs.rendering import FRAME_SIZE
+from dice_envs.envs.rendering import FRAME_SIZE
+from dice_envs.games.closest_number.rules import score_board
 
 pytest.importorskip("matplotlib")
 
@@ -232,7 +232,7 @@ def test_closest_number_shows_the_board_hidden_decoys_and_the_last_round():
 
 
 def test_closest_number_territory_agrees_with_the_scoring():
-    from dice_envs.pictures.closest_number import scorer
+    from dice_envs.games.closest_number.picture import scorer
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -280,7 +280,7 @@ def test_unknown_render_mode_is_refused():
 def _render_after(make_env, roll, actions, monkeypatch):
     """Render ``make_env()`` after its first roll came out as ``roll`` and its players made ``actions``:
     the frame (or text), and the painter's texts."""
-    from dice_envs.liars_dice import LiarsDiceState
+    from dice_envs.games.liars_dice.rules import LiarsDiceState
 
     with monkeypatch.context() as patch:
         patch.setattr(LiarsDiceState, "sample_chance", lambda state, rng: roll)

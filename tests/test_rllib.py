@@ -39,7 +39,7 @@ def test_env_adapter_plays_whole_games_with_masks():
 
 
 def test_compact_observation_is_the_gym_env_s():
-    from dice_envs.zombie_dice import compact_from_state
+    from dice_envs.games.zombie_dice.rules import compact_from_state
 
     env = DiceMultiAgentEnv({"game": "zombie_dice_v0", "variant": "all_yellow", "observation": "compact"})
     obs, _ = env.reset(seed=3)
@@ -62,7 +62,7 @@ def test_bad_configurations():
 
 
 def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "experiments" / "train_rllib.py")
     script = importlib.util.module_from_spec(spec)

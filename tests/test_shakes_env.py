@@ -8,10 +8,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import dice_envs
-from dice_envs.agents.shakes_solver import competitive_outcome, solve
 from dice_envs import shakes_v0
-from dice_envs.core import IllegalActionError
-from dice_envs.shakes import ARGUE, YIELD
+from dice_envs.agents.shakes.solver import competitive_outcome, solve
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.shakes.rules import ARGUE, YIELD
 
 MODES = [dict(mode="court"), dict(mode="maesters"), dict(mode="maesters", variant="competitive")]
 

@@ -1,4 +1,4 @@
-"""Exact scoring of court agents in The Shakes (dice_envs.agents.shakes_evaluation):
+"""Exact scoring of court agents in The Shakes (dice_envs.agents.shakes.evaluation):
 the solver's policies as observation agents score the solver's values, asymmetric
 agents match the exact (Fraction) reference evaluator and Monte Carlo play of
 dice_envs/Shakes-v0, and bad answers are clear errors."""
@@ -12,13 +12,19 @@ import numpy as np
 import pytest
 
 import dice_envs  # noqa: F401  (registers the Gymnasium ids)
-from dice_envs.agents.agent_contract import uniform_agent
-from dice_envs.agents.shakes_evaluation import (
-    REFERENCE_POLICIES, _level_keys, _solved, observations, ordered_states, score_agent, solver_agent,
+from dice_envs.agents.evaluate.contract import uniform_agent
+from dice_envs.agents.shakes.evaluation import (
+    REFERENCE_POLICIES,
+    _level_keys,
+    _solved,
+    observations,
+    ordered_states,
+    score_agent,
+    solver_agent,
 )
-from dice_envs.agents.shakes_solver import pair_index, reference_value
-from dice_envs.resources import ResourceLimitError
-from dice_envs.shakes import ShakesRules
+from dice_envs.agents.shakes.solver import pair_index, reference_value
+from dice_envs.core.resources import ResourceLimitError
+from dice_envs.games.shakes.rules import ShakesRules
 
 
 # An order-dependent court: the first treatment (in the treatments' order) with fewer than
@@ -170,7 +176,7 @@ def test_bad_arguments_and_the_resource_guard(monkeypatch):
 
 
 def test_named_agents():
-    from dice_envs.agents.shakes_evaluation import named_agents
+    from dice_envs.agents.shakes.evaluation import named_agents
 
     names = named_agents(2)
     assert set(names) == {"optimal", *REFERENCE_POLICIES}

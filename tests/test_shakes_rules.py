@@ -8,12 +8,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs.dice import d, enumerate_rolls
-from dice_envs.shakes import (
-    ARGUE, ARGUMENT, DECIDE, OVER, TREAT, YIELD, CourtGame, MaestersGame, ShakesRules, argument_strength,
+from dice_envs import shakes_v0
+from dice_envs.core.dice import d, enumerate_rolls
+from dice_envs.games.shakes.rules import (
+    ARGUE,
+    ARGUMENT,
+    DECIDE,
+    OVER,
+    TREAT,
+    YIELD,
+    CourtGame,
+    MaestersGame,
+    ShakesRules,
+    argument_strength,
     strength_distribution,
 )
-from dice_envs import shakes_v0
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs.agents.shakes_argument import (
-    argument_win_probabilities, batch_win_probabilities, strength_tables, win_probabilities,
+from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.shakes.argument import (
+    argument_win_probabilities,
+    batch_win_probabilities,
+    strength_tables,
+    win_probabilities,
 )
-from dice_envs.agents.shakes_policies import POLICIES, dice_rule, greedy, posterior, thompson
-from dice_envs.agents.shakes_solver import ShakesModel, pair_index, reference_value, solve
-from dice_envs.cli import main as cli_main
-from dice_envs.shakes import ARGUE, TREAT, MaestersGame, ShakesRules
+from dice_envs.agents.shakes.policies import POLICIES, dice_rule, greedy, posterior, thompson
+from dice_envs.agents.shakes.solver import ShakesModel, pair_index, reference_value, solve
+from dice_envs.games.shakes.rules import ARGUE, TREAT, MaestersGame, ShakesRules
 
 records = st.integers(2, 6).flatmap(
     lambda n: st.lists(
@@ -188,7 +191,7 @@ def test_cli_bad_players(capsys):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_competitive_always_argue_is_a_best_response(n):
-    from dice_envs.agents.shakes_solver import competitive_best_response, competitive_outcome
+    from dice_envs.agents.shakes.solver import competitive_best_response, competitive_outcome
 
     outcome = competitive_outcome(n)
     check = competitive_best_response(n)

@@ -7,14 +7,14 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dice_envs
-from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-from dice_envs.agents.jeopardy_agents import PolicyAgent
-from dice_envs.agents.zombie_dice_opponents import TableAgent, solved
-from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
-from dice_envs.core import IllegalActionError
-from dice_envs.single_agent import SingleAgentEnv
-from dice_envs.zombie_dice import COMPACT_SIZE, HOLD, ROLL, compact_observation
-from dice_envs.zombie_dice_gym import ZombieDiceEnv
+from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
+from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+from dice_envs.agents.zombie_dice.gym import ZombieDiceEnv
+from dice_envs.agents.zombie_dice.opponents import TableAgent, solved
+from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
+from dice_envs.core.game import IllegalActionError
+from dice_envs.envs.single_agent import SingleAgentEnv
+from dice_envs.games.zombie_dice.rules import COMPACT_SIZE, HOLD, ROLL, compact_observation
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
 
@@ -102,7 +102,7 @@ def test_compact_observation_matches_the_vectorised_one():
 def test_fourier_observation_is_the_scaled_one_with_its_waves(num_players):
     """observation="fourier": the scaled vector, then sin and cos of pi f x / goal for the scores,
     the turn's brains and the own score plus them; the single and the batched env agree."""
-    from dice_envs.encodings import FOURIER_FREQUENCIES
+    from dice_envs.core.encodings import FOURIER_FREQUENCIES
 
     kwargs = dict(variant="official", num_players=num_players, opponent="random", seat=0)
     env = ZombieDiceEnv(observation="fourier", **kwargs)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs import tatham as T
-from dice_envs.dice import Die
+from dice_envs.core.dice import Die
+from dice_envs.games.tatham import dice as T
 
 
 def two_d6_ways(t):

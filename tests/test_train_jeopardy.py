@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from dice_envs.agents.zombie_dice_policies import PUBLISHED_DIFFERENCES  # noqa: E402
-from dice_envs.cli import main as cli_main  # noqa: E402
+from dice_envs.agents.cli import main as cli_main  # noqa: E402
+from dice_envs.agents.zombie_dice.policies import PUBLISHED_DIFFERENCES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,9 +142,9 @@ def test_train_official_dice(tmp_path, capsys, observation):
     states as the env would give them (encoded the same way), and model.json says how to rebuild it."""
     from sb3_contrib import MaskablePPO
 
-    from dice_envs.agents import zombie_dice_solver as zds
-    from dice_envs.zombie_dice import ZombieDiceGame
-    from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+    from dice_envs.agents.zombie_dice import solver as zds
+    from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
+    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
     script = load_script()
     import experiments.jeopardy_training as jt
@@ -238,9 +238,9 @@ def test_pig_model_policy_reads_its_observation_off_the_model():
     """A network trained on another goal is refused, not silently mis-scaled."""
     from sb3_contrib import MaskablePPO
 
-    from dice_envs.agents.pig_learned import ModelPolicy
-    from dice_envs.pig import PigGame
-    from dice_envs.pig_gym import PigEnv
+    from dice_envs.agents.pig.gym import PigEnv
+    from dice_envs.agents.pig.learned import ModelPolicy
+    from dice_envs.games.pig.rules import PigGame
 
     for kind in ("full", "scaled", "fourier"):
         model = MaskablePPO("MlpPolicy", PigEnv(observation=kind, goal=30), n_steps=64, batch_size=64,
@@ -260,7 +260,7 @@ def test_maskable_ppo_on_the_aec_env(variant):
     from sb3_contrib.common.wrappers import ActionMasker
 
     from dice_envs import zombie_dice_v0
-    from dice_envs.single_agent import SB3ActionMaskWrapper
+    from dice_envs.envs.single_agent import SB3ActionMaskWrapper
 
     env = SB3ActionMaskWrapper(zombie_dice_v0.raw_env(variant=variant))
     obs, _ = env.reset(seed=0)

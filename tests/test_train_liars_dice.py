@@ -12,7 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from dice_envs.agents.liars_dice_learned import (  # noqa: E402
+from dice_envs.agents.cli import main as cli_main  # noqa: E402
+from dice_envs.agents.liars_dice.learned import (
     InfoStates,
     LearnedLiarsDicePolicy,
     OptimisticMMD,
@@ -22,15 +23,8 @@ from dice_envs.agents.liars_dice_learned import (  # noqa: E402
     masked_log_softmax,
     mmd_step,
 )
-from dice_envs.agents.liars_dice_solver import (  # noqa: E402
-    PublicTree,
-    evaluate,
-    expected_value,
-    exploitability,
-    solve,
-)
-from dice_envs.cli import main as cli_main  # noqa: E402
-from dice_envs.liars_dice import LiarsDiceGame  # noqa: E402
+from dice_envs.agents.liars_dice.solver import PublicTree, evaluate, expected_value, exploitability, solve
+from dice_envs.games.liars_dice.rules import LiarsDiceGame  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,7 +153,7 @@ def test_action_value_table_matches_per_player_values():
 def test_info_state_rows_invert_the_observations(config):
     """Every information state's observation decodes to its own row, and so do the
     environment's own observations of sampled games."""
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     game = LiarsDiceGame(**config)
     states = InfoStates(PublicTree(game))

@@ -119,7 +119,7 @@ def test_a_short_run_lowers_the_exploitability(runs, run, below):
 
 @pytest.mark.parametrize("run", ["mmd", "mccfr", "escher"])
 def test_the_model_rescores_through_the_cli(runs, capsys, run):
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     report = json.loads((runs[run] / "curve.json").read_text())
     assert cli_main(["evaluate", "liars-dice", str(runs[run] / "model.pt"), "--faces", "3", "--json"]) == 0
@@ -132,9 +132,9 @@ def test_exploration_bookkeeping(lp):
     """With every first decision a uniform deviation, every payoff is usable: the
     deviator's own decisions with weight 1, the other player's with the importance ratio
     pi(a) / uniform(a) = 1 for the uniform network; without exploration all weights are 1."""
-    from dice_envs.agents.liars_dice_learned import build_network
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import build_network
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=3)
     net = build_network(game.config(), "8", zero_output=True)
@@ -162,9 +162,9 @@ def test_the_other_players_observation_and_posterior_weights(lp):
     """``other_obs`` is the other seat's observation of the same game (same bids, the
     other die); ``posterior_weight`` is below 1 only at the other player's decisions
     after a deviation, where it equals ``weight``; before a deviation it is 1."""
-    from dice_envs.agents.liars_dice_learned import build_network
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import build_network
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=3)
     torch.manual_seed(0)
@@ -234,7 +234,7 @@ def reference(lp, tmp_path_factory):
 
 def ctrl_c_during_update(monkeypatch, update: int) -> None:
     """Raise SIGINT (Ctrl-C) while update ``update`` deals its games (each update deals once)."""
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     real_reset, calls = LiarsDiceBatch.reset, []
 
@@ -362,7 +362,7 @@ def test_escher_average_network_of_its_own_width(lp, tmp_path, capsys):
     """``--average-hidden`` gives the average-policy network (the one scored and saved) its own
     layers: the saved model has them, re-scores through the CLI to the run's figure, and the run
     refuses to resume with other layers; without it the average network takes ``--hidden``'s."""
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     run = tmp_path / "run"
     argv = [*ESCHER, "--run-dir", str(run), "--steps", "4000", "--eval-every", "4", *TINY, "--average-hidden", "16"]
@@ -454,7 +454,7 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     killed during that evaluation, the same command scores the state it saved first.  The current
     policy is not scored streamed, unless the finished run is rerun with ``--score-current``: then
     once, to the in-memory scoring's figure."""
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
     from experiments import liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
@@ -545,9 +545,9 @@ def test_average_buffer_keeps_the_newest_rows_and_round_trips(lp):
 def test_average_rows_are_those_the_mover_reached_on_policy(lp):
     """A mover's decisions after its own deviation are left out of the average's data (its
     own reach there is not its policy's); the other player's are kept."""
-    from dice_envs.agents.liars_dice_learned import build_network
-    from dice_envs.liars_dice import LiarsDiceGame
-    from dice_envs.liars_dice_batched import LiarsDiceBatch
+    from dice_envs.agents.liars_dice.learned import build_network
+    from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(faces=3)
     torch.manual_seed(0)
@@ -601,7 +601,7 @@ def test_committed_models_rescore_to_their_tables(lp, capsys, model, rules, expl
     """The final networks (and mccfr's tables) in experiments/models re-score, through the
     command line, to the final exploitability of their runs in the documentation's tables
     (docs/training/liars_dice_learners.md, liars_dice_escher.md)."""
-    from dice_envs.cli import main as cli_main
+    from dice_envs.agents.cli import main as cli_main
 
     argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
     assert cli_main(argv + rules) == 0

@@ -3,7 +3,7 @@ stepped one decision at a time: what the agent sees must be distributed alike.
 
 A fixed policy's turn, from its start, is a small absorbing Markov chain, so the batched
 single-agent envs draw how it ends from its exact distribution
-(:class:`dice_envs.agents.jeopardy_agents.BatchedTurnOpponent`).  Here each env of a batch
+(:class:`dice_envs.agents.evaluate.jeopardy_agents.BatchedTurnOpponent`).  Here each env of a batch
 plays a randomised agent and reports one step, drawn per env: its observation (or the final
 observation of a game that ended), its reward and whether it ended.  The samples of the two
 versions go through a chi-square test of homogeneity; a last test checks that the comparison
@@ -16,13 +16,15 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency
 
-from dice_envs.agents import pig_opponents, pig_solver, zombie_dice_opponents
-from dice_envs.agents.jeopardy_agents import BatchedTurnOpponent, TurnTable
-from dice_envs.dice import Die
-from dice_envs.pig import PigGame
-from dice_envs.pig_gym import PigVectorEnv
-from dice_envs.zombie_dice import ZombieDiceGame
-from dice_envs.zombie_dice_gym import ZombieDiceVectorEnv
+from dice_envs.agents.evaluate.jeopardy_agents import BatchedTurnOpponent, TurnTable
+from dice_envs.agents.pig import opponents as pig_opponents
+from dice_envs.agents.pig import solver as pig_solver
+from dice_envs.agents.pig.gym import PigVectorEnv
+from dice_envs.agents.zombie_dice import opponents as zombie_dice_opponents
+from dice_envs.agents.zombie_dice.gym import ZombieDiceVectorEnv
+from dice_envs.core.dice import Die
+from dice_envs.games.pig.rules import PigGame
+from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
 GAMES = 20_000  # envs per sample, one reported step each
 STEPS = 30  # the reported step is drawn uniformly from the first STEPS
@@ -138,7 +140,7 @@ def benchmark():
 def pool_opponent(game: str, whole_turns: bool, num_envs: int = GAMES):
     """The self-play pool of ``experiments/jeopardy_training.py`` holding two tables (Pig's optimum
     and hold-at 12, goal 30; or the All Yellow optimum and Minh's policy), whole turns drawn or stepped."""
-    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+    from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
 
     if game == "pig":
         return benchmark().pool_opponent("pig", [pig_solver.solved(30).as_policy(), pig_solver.hold_at(12)], 30,

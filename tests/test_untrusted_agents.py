@@ -21,11 +21,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from dice_envs.agents.agent_evaluation import score
-from dice_envs.agents.observation_agents import FunctionAgent, load_agent
-from dice_envs.agents.rllib_models import read_state
-from dice_envs.cli import main as cli_main
-from dice_envs.resources import ResourceLimitError
+from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.evaluate.observation_agents import FunctionAgent, load_agent
+from dice_envs.agents.evaluate.rllib_models import read_state
+from dice_envs.agents.scoring import score
+from dice_envs.core.resources import ResourceLimitError
 
 torch = pytest.importorskip("torch")
 
@@ -93,7 +93,7 @@ def test_an_agent_cannot_rewrite_the_masks():
 
 
 def save_liars_dice_model(path, hidden="8", poison=None):
-    from dice_envs.agents.liars_dice_learned import build_network
+    from dice_envs.agents.liars_dice.learned import build_network
 
     config = {"faces": 3, "wild": True}
     net = build_network(config, "8")
@@ -165,7 +165,7 @@ def test_module_function_is_found_from_the_current_directory(tmp_path, monkeypat
         "import numpy as np\n\ndef hold_at_20(observations, masks):\n"
         "    return (observations[:, 2] < 20).astype(np.int64)\n")
     monkeypatch.chdir(tmp_path)
-    from dice_envs.agents.observation_agents import import_function
+    from dice_envs.agents.evaluate.observation_agents import import_function
 
     assert import_function("my_pig_agent:hold_at_20").__name__ == "hold_at_20"
     with pytest.raises(ValueError, match="cannot import agent 'my_pig_agent:missing'"):

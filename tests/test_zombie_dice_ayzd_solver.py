@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-from dice_envs.agents.jeopardy_agents import PolicyAgent
-from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, llano, random_policy
 from dice_envs import zombie_dice_v0
-from dice_envs.core import play_out
-from dice_envs.zombie_dice import ZombieDiceGame
+from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
+from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, llano, random_policy
+from dice_envs.core.game import play_out
+from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
 
 @pytest.fixture(scope="module")

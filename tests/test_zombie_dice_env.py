@@ -9,8 +9,8 @@ from pettingzoo.test import api_test, seed_test
 
 import dice_envs
 from dice_envs import zombie_dice_v0
-from dice_envs.core import IllegalActionError
-from dice_envs.zombie_dice import HOLD, ROLL, ZombieDiceGame
+from dice_envs.core.game import IllegalActionError
+from dice_envs.games.zombie_dice.rules import HOLD, ROLL, ZombieDiceGame
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 8])

@@ -4,11 +4,11 @@ network -> greedy decision in every grid state -> exact evaluation) pinned to kn
 import numpy as np
 import pytest
 
-from dice_envs.agents import zombie_dice_ayzd_solver as ayzd
-from dice_envs.agents.zombie_dice_learned import ModelPolicy, exact_score, greedy_table, resolve_policy, table_policy
-from dice_envs.agents.zombie_dice_opponents import solved
-from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, random_policy
-from dice_envs.zombie_dice import COMPACT_SIZE, compact_observation
+from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+from dice_envs.agents.zombie_dice.learned import ModelPolicy, exact_score, greedy_table, resolve_policy, table_policy
+from dice_envs.agents.zombie_dice.opponents import solved
+from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES, random_policy
+from dice_envs.games.zombie_dice.rules import COMPACT_SIZE, compact_observation
 
 torch = pytest.importorskip("torch")
 from gymnasium import spaces  # noqa: E402
@@ -75,12 +75,12 @@ def test_table_policy_round_trip():
 def test_resolve_policy():
     assert resolve_policy("minh") is HUMAN_POLICIES["minh"]
     assert resolve_policy("random") is random_policy
-    assert resolve_policy("dice_envs.agents.zombie_dice_policies:llano") is HUMAN_POLICIES["llano"]
+    assert resolve_policy("dice_envs.agents.zombie_dice.policies:llano") is HUMAN_POLICIES["llano"]
     assert resolve_policy("optimal")(1, 0, 0, 0, 0)
     with pytest.raises(ValueError, match="policy must be one of"):
         resolve_policy("nobody")
     with pytest.raises(ValueError, match="cannot import"):
-        resolve_policy("dice_envs.agents.zombie_dice_policies:nobody")
+        resolve_policy("dice_envs.agents.zombie_dice.policies:nobody")
     with pytest.raises(ValueError, match="does not exist"):
         resolve_policy("missing-model.zip")
 

@@ -1,4 +1,4 @@
-"""Official two-player Zombie Dice solved exactly (dice_envs.agents.zombie_dice_solver).
+"""Official two-player Zombie Dice solved exactly (dice_envs.agents.zombie_dice.solver).
 
 Checks: an independent plain value iteration over the rules core; the shared grid solver
 (jeopardy_solver.solve_score_grid) on a TurnModel of the same game; the Bellman equations
@@ -21,12 +21,12 @@ import scipy.sparse as sp
 
 import dice_envs  # noqa: F401  (registers the Gymnasium ids)
 from dice_envs import zombie_dice_v0
-from dice_envs.agents import zombie_dice_solver as zds
-from dice_envs.agents.jeopardy_agents import BatchedTurnOpponent
-from dice_envs.agents.jeopardy_solver import solve_score_grid
-from dice_envs.cli import main
-from dice_envs.zombie_dice import HOLD, ROLL, ZombieDiceGame, ZombieDiceState
-from dice_envs.zombie_dice_batched import ZombieDiceBatch
+from dice_envs.agents.cli import main
+from dice_envs.agents.evaluate.jeopardy_agents import BatchedTurnOpponent
+from dice_envs.agents.solve.jeopardy import solve_score_grid
+from dice_envs.agents.zombie_dice import solver as zds
+from dice_envs.games.zombie_dice.batched import ZombieDiceBatch
+from dice_envs.games.zombie_dice.rules import HOLD, ROLL, ZombieDiceGame, ZombieDiceState
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +352,7 @@ def test_exact_score_of_a_policy_over_observations(tiny):
     assert result["difference"] == pytest.approx(expected.difference, abs=1e-13)
     from functools import partial
 
-    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+    from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
 
     humans = zds.differences(tiny, {k: zds.ScorePolicy(partial(HUMAN_POLICIES[k], goal=3), k)
                                     for k in zds.REFERENCE_POLICIES})
@@ -533,7 +533,7 @@ def test_the_optimum_is_the_same_under_the_rules_as_written(small):
 def batched_play(solution, policy, stop_when_won: bool, games: int, seed: int) -> float:
     """Player 2's win rate in ``games`` games of the batched environment: the optimum moves
     first, ``policy(p, i, j, b, s)`` second."""
-    from dice_envs.agents.jeopardy_agents import BatchedPolicyAgent
+    from dice_envs.agents.evaluate.jeopardy_agents import BatchedPolicyAgent
 
     game = ZombieDiceGame(2, "official", solution.goal, stop_when_won=stop_when_won)
     batch = ZombieDiceBatch(games, game=game)
@@ -561,7 +561,7 @@ def test_the_rules_as_written_against_play(small, name, games=100_000):
     win; the two readings are more than 8 standard errors apart (so the check tells them apart)."""
     from functools import partial
 
-    from dice_envs.agents.zombie_dice_policies import HUMAN_POLICIES
+    from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
 
     policy = partial(HUMAN_POLICIES[name], goal=small.goal)
     exact = {sww: 1.0 - zds.evaluate(small.as_policy(), zds.ScorePolicy(policy), small.goal, small.score_cap, sww)

@@ -4,7 +4,7 @@
   installs it as ``dice_envs.agents`` (``package-dir`` in ``pyproject.toml``).  Griffe reads
   ``dice_envs`` from the source tree, where there is no ``dice_envs/agents`` folder, so once
   the ``dice_envs`` package is loaded this loads ``agents/`` as that submodule:
-  ``::: dice_envs.agents.pig_solver`` then works statically, importing nothing.
+  ``::: dice_envs.agents.pig.solver`` then works statically, importing nothing.
 * reStructuredText literal blocks.  The docstrings introduce code with ``::`` and an
   indented block, which Markdown shows as ``::`` and, inside a list item, as plain text.
   Each such block becomes a fenced code block, and so does each simple table

@@ -1,6 +1,6 @@
 """MkDocs hooks for the documentation site (listed under ``hooks:`` in ``mkdocs.yml``).
 
-* The module docstrings use Sphinx roles (``:mod:`dice_envs.pig```), which Markdown shows as
+* The module docstrings use Sphinx roles (``:mod:`dice_envs.games.pig.rules```), which Markdown shows as
   ``:mod:`` before the code.  Each becomes an optional cross-reference: a link where the
   object is documented on the site, plain code elsewhere (never a warning).
 * Lists are rewritten as Python-Markdown reads them (a blank line before a list, 4 spaces
@@ -42,7 +42,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
 
 
 def _help_sections() -> str:
-    from dice_envs.cli import build_parser
+    from dice_envs.agents.cli import build_parser
 
     previous = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal's width

@@ -1,0 +1,1 @@
+"""Scoring any agent: the observation-agent contract, model loaders, opponents."""

@@ -1,0 +1,1 @@
+"""Game-agnostic learning: trained networks as policies."""

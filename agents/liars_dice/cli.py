@@ -1,0 +1,302 @@
+"""``dice-envs solve liars-dice``, ``dice-envs solve liars-dice-match``, ``dice-envs export-efg liars-dice``,
+and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import cast
+
+import numpy as np
+
+from dice_envs.agents.console import print_json
+
+
+def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
+    """``--faces``, ``--dice N [N ...]`` and ``--wild [aces|highest|none]`` (a bare ``--wild`` is
+    ``highest``); with ``defaults=False`` an option left out is None (``evaluate`` then takes
+    the model's own game)."""
+    parser.add_argument("--faces", type=int, default=6 if defaults else None, help="sides of each die, 2 to 6 (6)")
+    parser.add_argument("--dice", type=int, nargs="+", default=[1] if defaults else None, metavar="N",
+                        help="dice per player, 1 to 5: one count for everybody (--dice 2) or one per player "
+                             "(--dice 2 1) (1)")
+    parser.add_argument("--wild", nargs="?", const="highest", default="none" if defaults else None,
+                        choices=["aces", "highest", "none"],
+                        help="the wild face: aces (face 1, as most tables play), highest (the highest face, "
+                             "OpenSpiel's liars_dice; a bare --wild) or none (the default)")
+
+
+def dice_argument(dice):
+    """``--dice``'s values as ``dice_per_player``: one int, or a tuple of counts (None stays None)."""
+    if dice is None or isinstance(dice, int):
+        return dice
+    return dice[0] if len(dice) == 1 else tuple(dice)
+
+
+def add_commands(verbs) -> None:
+    solve = verbs["solve"].add_parser(
+        "liars-dice", help="Liar's Dice (2 players): equilibrium by CFR+, value and exploitability"
+    )
+    game_arguments(solve)
+    solve.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
+                       help="stop when the average policy's exploitability (NashConv/2) is <= E (1e-4)")
+    solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+",
+                       help="CFR+ (default; regrets floored at 0, linear averaging) or vanilla CFR")
+    solve.add_argument("--max-iterations", type=int, default=100_000,
+                       help="stop after this many iterations even above the target (100000)")
+    solve.add_argument("--lp", action="store_true", help="also solve the sequence-form LP (small games)")
+    solve.add_argument("--cache-dir", default=None,
+                       help="reuse/store the equilibrium in this directory (default: $DICE_ENVS_CACHE or "
+                            "~/.cache/dice_envs, where evaluate, the Gymnasium ids and solve liars-dice-match "
+                            "look for it)")
+    solve.add_argument("--no-cache", action="store_true", help="neither reuse nor store the equilibrium")
+    solve.add_argument("--engine", choices=["auto", "numpy", "compiled"], default="auto",
+                       help="numpy passes over the whole public tree, or compiled depth-first walks on every core "
+                            "(24 bytes per information state: two dice each fit in 10.5 GiB); auto picks the "
+                            "compiled one from 4 M information states")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.set_defaults(handler=solve_liars_dice)
+
+    match = verbs["solve"].add_parser(
+        "liars-dice-match", help="the whole game of Liar's Dice (rounds until one player has dice left): its value "
+                                 "from the round games' CFR+ equilibria")
+    game_arguments(match)
+    match.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
+    match.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
+                       help="who starts the next round (the loser, as usual)")
+    match.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
+                       help="solve every round game to this exploitability (1e-4)")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.set_defaults(handler=solve_liars_dice_match)
+
+    export = verbs["export-efg"].add_parser("liars-dice", help="write Liar's Dice as a Gambit .efg file")
+    game_arguments(export)
+    export.add_argument("--max-quantity", type=int, default=None,
+                        help="highest quantity one may bid (default: the number of dice in play)")
+    export.add_argument("--seed-bids", action="store_true",
+                        help="the seed's bid space: quantities up to the number of faces (125 / 9,208 / "
+                             "2,097,137 nodes for 2/3/4 faces)")
+    export.add_argument("--out", "-o", default=None, help="output file (default liars_dice_<faces>.efg)")
+    export.add_argument("--json", action="store_true", help="print one JSON object")
+    export.set_defaults(handler=export_liars_dice)
+
+    play = verbs["play"].add_parser("liars-dice", help="play Liar's Dice against the equilibrium")
+    game_arguments(play)
+    play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to bid first, 1 to bid second")
+    play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
+    play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
+                      help="solve the computer's strategy to this exploitability (1e-3)")
+    play.set_defaults(handler=play_liars_dice)
+
+
+def solve_report(faces: int = 6, dice=1, wild="none", exploitability: float = 1e-4,
+                 algorithm: str = "cfr+", max_iterations: int = 100_000, lp: bool = False,
+                 cache_dir=None, progress=None, engine: str = "auto") -> dict:
+    """Solve one game and return the figures the CLI prints."""
+    from dice_envs.agents.liars_dice.solver import solve
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+    game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
+    result = solve(game, exploitability, algorithm, max_iterations=max_iterations, cache_dir=cache_dir,
+                   progress=progress, engine=engine)
+    report = result.as_dict()
+    report["target_exploitability"] = exploitability
+    report["converged"] = result.exploitability <= exploitability
+    report["predictions"] = [{"iteration": t, "iterations": n, "cpu_seconds": c} for t, n, c in result.predictions]
+    report["cpu_seconds"] = result.cpu_seconds
+    if lp:
+        from dice_envs.agents.solve.exploitability import certify_value
+        from dice_envs.agents.solve.game_tree import build_tree
+        from dice_envs.agents.solve.sequence_form import solve_lp
+
+        tree = build_tree(game)
+        lp_result = solve_lp(tree)
+        report["lp_value_first_player"] = lp_result.value
+        report["lp_seconds"] = lp_result.seconds
+        lower, upper = certify_value(tree, lp_result.policy)
+        report["exact_value"] = str(lower) if lower == upper else None
+        report["exact_bounds"] = [str(lower), str(upper)]
+    return report
+
+
+def solve_liars_dice(args: argparse.Namespace) -> int:
+    if not args.exploitability > 0:
+        raise ValueError(f"--exploitability must be positive, got {args.exploitability}")
+    def progress(iteration, expl):  # on stderr, so --json output stays one object
+        print(f"\riteration {iteration}: exploitability {expl:.2e}", end="", file=sys.stderr, flush=True)
+
+    from dice_envs.agents.solve.cache import default_cache_dir
+
+    cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+    report = solve_report(args.faces, dice_argument(args.dice), args.wild, args.exploitability, args.algorithm,
+                          args.max_iterations, args.lp, cache_dir,
+                          progress if sys.stderr.isatty() else None, args.engine)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    if args.json:
+        print_json(report)
+        return 0
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    print(f"Liar's Dice, {game.describe()}")
+    print(f"  first player's value  {report['value_first_player']:+.6f}")
+    print(f"  exploitability        {report['exploitability']:.2e} (target {args.exploitability:.0e})")
+    print(f"  {args.algorithm} iterations   {report['iterations']}, {report['seconds']:.2f} s")
+    if "lp_value_first_player" in report:
+        print(f"  sequence-form LP      {report['lp_value_first_player']:+.6f} ({report['lp_seconds']:.2f} s)")
+        if report["exact_value"] is not None:
+            print(f"  exact value (proven)  {report['exact_value']}")
+    return 0
+
+
+def solve_liars_dice_match(args: argparse.Namespace) -> int:
+    from dice_envs.agents.liars_dice.match_solver import solve_match
+    from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
+
+    game = LiarsDiceMatchGame(2, dice_argument(args.dice), args.faces, args.wild, args.starting_player,
+                              args.next_starter)
+    report = solve_match(game, args.exploitability).as_dict()
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"Liar's Dice, the whole game from {game.first_round.describe()}; the {args.next_starter} of a round "
+          "starts the next")
+    print(f"  player {args.starting_player}, who starts, wins with probability "
+          f"{(1 + report['first_player_advantage']) / 2:.6f}: its value {report['first_player_advantage']:+.6f} "
+          f"(within {report['error_bound']:.1e})")
+    for row in report["positions"]:
+        print(f"  {row['dice'][0]} v {row['dice'][1]} dice, player {row['starter']} starts: player 0's value "
+              f"{row['value_player_0']:+.6f} (its round {row['round_value_player_0']:+.6f})")
+    return 0
+
+
+#: Bytes per node of an exported ``.efg`` file (48.5 measured for one 4-faced die each).
+EFG_BYTES_PER_NODE = 64
+
+
+def export_liars_dice(args: argparse.Namespace) -> int:
+    from dice_envs.agents.solve.gambit import write_efg
+    from dice_envs.core.resources import check_disk, check_resources
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame, tree_size
+
+    max_quantity = args.faces if args.seed_bids else args.max_quantity
+    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild,
+                         max_quantity=max_quantity)
+    out = args.out or f"liars_dice_{args.faces}{'' if args.wild == 'none' else '_' + args.wild}.efg"
+    comment = (
+        "Liar's Dice (dice_envs): bids 'at least q dice show face f', a call ends the game; "
+        "payoff +1 to the winner of the call, -1 to the loser."
+        + (" Seed bid space: quantities up to the number of faces." if args.seed_bids else "")
+    )
+    expected = tree_size(game) if game.num_players == 2 else None
+    if expected is not None:  # about 50 bytes per node, written at about 5 MB/s
+        check_disk(f"export-efg liars-dice ({expected:,} nodes)", out, EFG_BYTES_PER_NODE * expected)
+        check_resources(f"export-efg liars-dice ({expected:,} nodes)", 0, EFG_BYTES_PER_NODE * expected / 5e6)
+    nodes = write_efg(game, out, title=f"Liar's Dice {game!r}", comment=comment)
+    report = {"game": "liars_dice", "file": out, "nodes": nodes, "expected_nodes": expected, **game.config()}
+    if args.json:
+        print_json(report)
+    else:
+        print(f"wrote {nodes:,} nodes to {out}")
+    return 0
+
+
+def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
+    """A person against the CFR+ equilibrium, in the terminal."""
+    from dice_envs.agents.liars_dice.solver import default_cache_dir, solve
+    from dice_envs.games.liars_dice import env as liars_dice_v0
+    from dice_envs.games.liars_dice.rules import LiarsDiceState
+
+    env = liars_dice_v0.raw_env(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    game = env.game
+    print("solving the computer's strategy ...", file=sys.stderr)
+    result = solve(game, args.exploitability, cache_dir=default_cache_dir())
+    rng = np.random.default_rng(args.seed)
+    env.reset(seed=args.seed)
+    me = env.possible_agents[args.seat]
+    print(f"you are {me}; your dice: {' '.join(map(str, cast(LiarsDiceState, env.game_state).rolls[args.seat]))}"
+          f"{' (' + str(game.wild_face) + 's are wild)' if game.wild else ''}")
+    print(f"(the equilibrium is worth {result.value_first_player:+.4f} to player_0)")
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        state = cast(LiarsDiceState, env.game_state)
+        if agent == me:
+            env.step(_ask_action(state, input_fn))
+        else:
+            action = result.policy.sample(state, rng)
+            print(f"computer: {game.action_name(action)}")
+            env.step(action)
+    print(env.game_state)
+    print("you win!" if cast(LiarsDiceState, env.game_state).winner == args.seat else "the computer wins.")
+    return 0
+
+
+def _ask_action(state, input_fn) -> int:
+    game = state.game
+    legal = state.legal_actions()
+    last = game.action_name(state.bids[-1]) if state.bids else "none"
+    prompt = f"last bid: {last}. Bid 'q f' (at least q dice show f), or 'call': "
+    while True:
+        try:
+            answer = input_fn(prompt).strip().lower()
+        except EOFError:
+            raise KeyboardInterrupt from None
+        try:
+            if answer in ("call", "c", "liar"):
+                action = game.call_action
+            else:
+                q, f = (int(x) for x in answer.replace("x", " ").split())
+                action = game.bid_action(q, f)
+        except ValueError:
+            print(f"please answer 'q f' with q from 1 to {game.max_quantity} and f from 1 to {game.faces}, or 'call'")
+            continue
+        if action in legal:
+            return action
+        print("that is not legal here; legal: " + ", ".join(game.action_name(a) for a in legal))
+
+
+OPENSPIEL_VALUE_SIX_WILD = -7 / 258  # OpenSpiel's liars_dice (one 6-sided die each, 6s wild)
+
+
+def values_report(faces=range(2, 7), exploitability: float = 1e-4, lp: bool = True) -> dict:
+    """Game values for one die each under every wild rule (none, the highest face, aces): CFR+
+    to ``exploitability``, cross-checked by the sequence-form LP when ``lp``, whose
+    rounded profile then proves the exact value (:func:`dice_envs.agents.solve.exploitability.certify_value`)."""
+    rows = []
+    for wild in ("none", "highest", "aces"):
+        for f in faces:
+            row = solve_report(f, 1, wild, exploitability, lp=lp)
+            if lp:
+                row["cfr_minus_lp"] = row["value_first_player"] - row["lp_value_first_player"]
+            if wild == "highest" and f == 6:
+                row["openspiel_value"] = OPENSPIEL_VALUE_SIX_WILD
+            rows.append(row)
+    return {"game": "liars_dice", "dice_per_player": 1, "target_exploitability": exploitability, "rows": rows}
+
+
+def print_values_table(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from dice_envs.games.liars_dice.rules import check_wild
+
+    table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
+    for column in ("F", "wild", "CFR+", "expl.", "iters", "s", "LP", "exact", "published"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["rows"]:
+        published = row.get("openspiel_value")
+        table.add_row(
+            str(row["faces"]), check_wild(row["wild"]), f"{row['value_first_player']:+.6f}",
+            f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
+            f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
+            row.get("exact_value") or "",
+            "" if published is None else "-7/258",
+        )
+    Console(width=max(Console().width, 90)).print(table)
+    print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
+          "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
+          "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")

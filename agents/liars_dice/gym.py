@@ -1,0 +1,111 @@
+"""
+# Liar's Dice (single agent)
+
+| Import             | `gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")` (after `import dice_envs`) |
+|--------------------|-----------------------------------------------------------------|
+| Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v0`) |
+| Observation Space  | Box `(n + F + Q * F + 1 + n,)`: the AEC observation of the agent's seat |
+| Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
+| Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
+| Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
+
+### Description
+
+The Liar's Dice game of :mod:`dice_envs.liars_dice_v0` seen from one seat: the
+other seats are played by a chosen opponent inside :meth:`step` (the generic
+:class:`dice_envs.envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` no
+agent can average more than the game's value for its seat (player 0's is -7/258 with
+one wild 6-sided die each); how far an agent falls short, averaged over both seats,
+is the ``value_vs_equilibrium`` of ``dice-envs evaluate liars-dice``, and its
+exploitability (what a best response to it would win) bounds that shortfall.
+
+### Rewards
+
++1 if the agent's side of the call wins, -1 if it loses, on the last step.
+
+### Arguments
+
+``` python
+gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium", num_players=2, dice_per_player=1,
+               faces=6, wild=False, max_quantity=None, starting_player=0, seat=None, exploitability=1e-4,
+               render_mode=None, illegal_action="terminate")
+```
+
+``opponent``: see :func:`dice_envs.agents.liars_dice.opponents.make_opponent`.  The game's
+arguments are :mod:`dice_envs.liars_dice_v0`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...).  ``seat``:
+the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
+how closely the equilibrium opponent is solved (cached on disk after the first
+solve: about a second for one 6-sided die each).  ``illegal_action``:
+``"terminate"`` (-1 and the episode ends, PettingZoo's convention) or ``"raise"``.
+
+### Version History
+
+* v0: initial release (dice_envs 0.1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from dice_envs.envs.single_agent import SingleAgentEnv
+from dice_envs.envs.vector import BatchedSingleAgentEnv
+from dice_envs.games.liars_dice.batched import LiarsDiceBatch
+from dice_envs.games.liars_dice.env import raw_env
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+__all__ = ["LiarsDiceEnv", "LiarsDiceVectorEnv"]
+
+
+class LiarsDiceEnv(SingleAgentEnv):
+    """Liar's Dice from one seat against a fixed opponent (see the module docstring)."""
+
+    def __init__(
+        self,
+        opponent="equilibrium",
+        num_players: int = 2,
+        dice_per_player=1,
+        faces: int = 6,
+        wild=False,
+        max_quantity: Optional[int] = None,
+        starting_player: int = 0,
+        seat: Optional[int] = None,
+        exploitability: float = 1e-4,
+        render_mode: Optional[str] = None,
+        illegal_action: str = "terminate",
+    ):
+        aec = raw_env(num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
+                      max_quantity=max_quantity, starting_player=starting_player)
+        from dice_envs.agents.liars_dice.opponents import make_opponent  # agents depends on dice_envs, not the reverse
+
+        self.opponent = make_opponent(opponent, aec.game, exploitability)
+        super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action)
+
+
+class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
+    """``num_envs`` games of :class:`LiarsDiceEnv` in one array program
+    (:class:`dice_envs.games.liars_dice.batched.LiarsDiceBatch`); the opponent moves inside the
+    batch (``"equilibrium"`` is a table look-up of the CFR+ policy, ``"random"`` uniform).
+    See :class:`dice_envs.envs.vector.BatchedSingleAgentEnv`."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponent="equilibrium",
+        num_players: int = 2,
+        dice_per_player=1,
+        faces: int = 6,
+        wild=False,
+        max_quantity: Optional[int] = None,
+        starting_player: int = 0,
+        seat: Optional[int] = None,
+        exploitability: float = 1e-4,
+        render_mode: Optional[str] = None,
+        illegal_action: str = "terminate",
+    ):
+        if render_mode is not None:
+            raise ValueError(f"the batched Liar's Dice env does not render; render_mode must be None, got {render_mode!r}")
+        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
+        from dice_envs.agents.liars_dice.opponents import make_batched_opponent  # solvers only for opponents
+
+        super().__init__(LiarsDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game, exploitability),
+                         seat=seat, illegal_action=illegal_action)

@@ -1,0 +1,82 @@
+"""``dice-envs solve shakes``: The Shakes' court policies, exactly.
+
+Prints (or with ``--json``, emits as one JSON object) the team-win probability
+and expected number of patients saved of the Bayes-optimal court policy, the
+seed's dice rule, exact Thompson sampling, greedy and random play, plus the
+full-information bound (the maesters' best joint play) and how far the dice
+rule's choice probabilities are from Thompson sampling's.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from dice_envs.agents.console import print_json
+
+
+def add_commands(verbs) -> None:
+    solve = verbs["solve"].add_parser(
+        "shakes", help="The Shakes: Bayes-optimal court policy vs the dice rule, Thompson sampling, greedy, random"
+    )
+    solve.add_argument("--players", type=int, default=4, help="number of players / treatments, 2 to 6 (4)")
+    solve.add_argument(
+        "--objective", choices=["win", "saved"], default="win",
+        help="what the optimal policy maximises: team-win probability (default) or expected patients saved",
+    )
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.set_defaults(handler=solve_shakes)
+
+
+def shakes_report(players: int, objective: str = "win") -> dict:
+    """Solve one player count; the dict the CLI prints with ``--json``."""
+    from dice_envs.agents.shakes.solver import solve
+
+    return solve(players, objective).as_dict()
+
+
+def solve_shakes(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 6:
+        raise ValueError(f"--players must be an integer from 2 to 6, got {args.players}")
+    report = shakes_report(args.players, args.objective)
+    if args.json:
+        print_json(report)
+        return 0
+    print_shakes_table([report])
+    return 0
+
+
+def print_shakes_table(reports) -> None:
+    """One table row per (player count, policy), as the main job prints it."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    objective = reports[0]["objective"]
+    table = Table(title=f"The Shakes, court policies (exact; optimal maximises {objective})")
+    for column in ("players", "policy", "team win", "expected saved", "best choice", "gap to optimal"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for report in reports:
+        best = report["policies"]["optimal"]["team_win"]
+        rows = list(report["policies"].items()) + [("full info", report["full_information"])]
+        for k, (name, row) in enumerate(rows):
+            table.add_row(
+                str(report["num_players"]) if k == 0 else "", name, f"{row['team_win']:.4f}",
+                f"{row['expected_saved']:.3f}", f"{row.get('best_choice_rate', float('nan')):.3f}",
+                f"{row['team_win'] - best:+.4f}",
+            )
+        table.add_section()
+    console.print(table)
+    closeness = Table(title="Dice rule vs exact Thompson sampling: total variation of the choice probabilities")
+    for column in ("players", "mean TV per patient", "max TV (reached)", "dice - Thompson team win", "seconds"):
+        closeness.add_column(column, justify="right")
+    for report in reports:
+        cmp, pol = report["dice_vs_thompson"], report["policies"]
+        closeness.add_row(
+            str(report["num_players"]), f"{cmp['mean_tv']:.4f}", f"{cmp['max_tv']:.4f}",
+            f"{pol['dice_rule']['team_win'] - pol['thompson']['team_win']:+.4f}", f"{report['seconds']:.2f}",
+        )
+    console.print(closeness)
+    console.print(
+        "best choice = average over patients of P(the chosen treatment holds the highest card); "
+        "full info = every patient gets the best treatment (the maesters' best joint play)."
+    )

@@ -1,0 +1,1 @@
+"""Closest Number: the rules core, its batched copy, the PettingZoo environment and the picture."""

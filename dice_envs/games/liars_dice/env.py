@@ -1,0 +1,121 @@
+"""
+# Liar's Dice
+
+| Import             | `from dice_envs import liars_dice_v0`                          |
+|--------------------|----------------------------------------------------------------|
+| Registry id        | `pettingzoo.make("aec", "dice_envs/liars_dice-v0")`            |
+| Actions            | Discrete                                                       |
+| Parallel API       | No                                                             |
+| Agents             | `agents= ['player_0', 'player_1']` (2 to 6 players)            |
+| Action Shape       | (1,)                                                           |
+| Action Values      | Discrete(Q * F + 1): bids 0..Q*F-1, call = Q*F                 |
+| Observation Shape  | (n + F + Q * F + 1 + n,)                                       |
+| Observation Values | [0, the most dice a player holds]                              |
+
+(`n` players, `F` faces, `Q` the highest quantity one may bid: the number of
+dice in play unless `max_quantity` says otherwise.)
+
+Every player rolls their dice in secret.  Then, player 0 first (or
+`starting_player`), each player
+either bids "at least q dice on the table show face f" (a higher quantity with
+any face, or the same quantity with a higher face than the last bid) or calls
+the last bid.  On a call the dice are shown: a true bid wins for the bidder, a
+false one for the caller.  This is the game of the seed document "A Roll of the
+Liar's Dice" (one die each by default); `wild="highest"` (or `True`) makes the
+highest face wild, which is OpenSpiel's `liars_dice`, and `wild="aces"` makes
+face 1 wild, as at most tables (a bid on 1s then counts only 1s).  The rules live in :mod:`dice_envs.games.liars_dice.rules`;
+the equilibrium (CFR+, exploitability) in :mod:`dice_envs.agents.liars_dice.solver`.
+
+### Arguments
+
+``` python
+liars_dice_v0.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=None,
+                  starting_player=0, render_mode=None, max_cycles=None,
+    observation="dict")
+```
+
+`num_players`: 2 to 6.  `dice_per_player`: 1 to 5, the same for everybody, or one
+count per player such as `(2, 1)`.  `faces`: 2 to 6.  `wild`: `"none"` (`False`),
+`"highest"` (`True`) or `"aces"`.  `max_quantity`: highest quantity one
+may bid (`None`: the number of dice in play; the seed's F# program uses
+`faces`).  `starting_player`: who bids first.  `render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).  `max_cycles`:
+truncate after this many decisions (a round never takes more than
+`Q * F + 1` decisions anyway).
+
+### Observation Space
+
+A dictionary with `"observation"` (float32 vector) and `"action_mask"`.  The
+observation is the player's information state, with perfect recall:
+
+| part | size | meaning |
+|---|---|---|
+| seat | n | one-hot of the observing player |
+| own dice | F | how many of the player's dice show each face |
+| bids | Q * F | 1 for every bid made so far |
+| call | 1 | 1 once the last bid has been called |
+| dice counts | n | how many dice each player holds (public) |
+
+Bids only go up and players bid in turn, so the set of bids made is the whole
+public history (the k-th smallest bid was made by player
+`(starting_player + k) mod n`).  The first four parts are the whole observation
+of v0 in dice_envs 0.1 (the models saved then read them).
+
+### Legal Actions Mask
+
+The bids above the last one, and the call once there has been a bid.  All zero
+for the player who is not to move.
+
+### Action Space
+
+Bid `(q, f)` is action `(q - 1) * F + (f - 1)` (OpenSpiel's numbering); the call
+is action `Q * F`.
+
+### Rewards
+
++1 for the winner of the call and -1 for the loser (0 for the other players
+when there are more than two).  In `env()`, an illegal action ends the game with
+-1 for the offender (PettingZoo's `TerminateIllegalWrapper`); in `raw_env` it
+raises `IllegalActionError` (a `ValueError`) naming the legal actions.
+
+### Version History
+
+* v0: initial release (dice_envs 0.1.0); dice per player, the aces-wild rule, the
+  starting player and the dice counts at the end of the observation added since
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+__all__ = ["env", "raw_env"]
+
+
+def env(**kwargs):
+    """The wrapped environment (illegal moves end the game with -1)."""
+    return wrap_env(raw_env(**kwargs))
+
+
+class raw_env(RulesCoreEnv):
+    """Liar's Dice as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_v0"}
+    game: LiarsDiceGame
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        dice_per_player=1,
+        faces: int = 6,
+        wild=False,
+        max_quantity: Optional[int] = None,
+        starting_player: int = 0,
+        render_mode: Optional[str] = None,
+        max_cycles: Optional[int] = None,
+        observation: str = "dict",
+    ):
+        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
+        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
+                         observation=observation)

@@ -1,0 +1,1 @@
+"""Pig: the rules core, its batched copy, the PettingZoo environment and the picture."""

@@ -1,0 +1,1 @@
+"""The Shakes: the rules core, its batched copy, the PettingZoo environment and the picture."""

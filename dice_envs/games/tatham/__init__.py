@@ -1,0 +1,1 @@
+"""Tatham's dice that never roll 7, in exact arithmetic."""

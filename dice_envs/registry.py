@@ -1,0 +1,114 @@
+"""The one list of games: every consumer finds the games here.
+
+Each :class:`GameEntry` says where a game's parts live, as ``"module"`` or ``"module:attribute"``
+strings, so reading the list imports nothing: PettingZoo's and Gymnasium's registries
+(``import dice_envs``), the pictures (:mod:`dice_envs.envs.rendering`) and the command line
+(:mod:`dice_envs.agents.cli`) load a game's module only when it is used.  Adding a game is its
+rooms (``dice_envs/games/<room>/`` for the rules, environment and picture,
+``dice_envs/agents/<room>/`` for its solver, opponents and commands) and one entry here.
+
+Example::
+
+    >>> from dice_envs.registry import GAMES
+    >>> GAMES["pig"].pettingzoo_id, GAMES["pig"].gymnasium_id
+    ('dice_envs/pig-v0', 'dice_envs/Pig-v0')
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+__all__ = ["GameEntry", "GAMES", "load", "entry_for_rules"]
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """Where one game's parts live.
+
+    Attributes:
+        name: the game's name, PettingZoo's spelling (``liars_dice_match``); its module is
+            ``dice_envs.<name>_v<version>`` and its id ``dice_envs/<name>-v<version>``.
+        title: the game's name for people (``"Liar's Dice Match"``), at the top of its pictures.
+        room: the folder of the game's parts, ``dice_envs/games/<room>/`` and
+            ``dice_envs/agents/<room>/`` (the whole game of Liar's Dice shares the round's).
+        env: the module of its PettingZoo AEC environment (``env()``, ``raw_env``), or ``None``
+            for a game that is not played (Tatham's dice).
+        version: the environment's version, as in PettingZoo's ids.
+        gymnasium: ``(Gymnasium name, entry point, vector entry point)`` of its single-agent
+            version, the other seats played by a chosen opponent, or ``None``.
+        rules_names: the ``Game.name`` of each of its rules cores (The Shakes has two).
+        picture: the module that draws its table (``draw(table, game, state, agents, moves)``).
+        commands: the module that adds its ``dice-envs`` sub-commands (``add_commands(verbs)``).
+        agent_files: ``(suffix, "module:function")`` of the model files its own learners save: the
+            function loads one as an agent over observations (``dice-envs evaluate``).
+    """
+
+    name: str
+    title: str
+    room: str
+    env: Optional[str]
+    version: int = 0
+    gymnasium: Optional[Tuple[str, str, str]] = None
+    rules_names: Tuple[str, ...] = ()
+    picture: Optional[str] = None
+    commands: Optional[str] = None
+    agent_files: Tuple[Tuple[str, str], ...] = ()
+
+    @property
+    def module_name(self) -> str:
+        """``liars_dice_v0``: the name of its module in ``dice_envs`` (and of ``all_environments``' key)."""
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        return f"dice_envs/{self.name}-v{self.version}"
+
+    @property
+    def gymnasium_id(self) -> Optional[str]:
+        return None if self.gymnasium is None else f"dice_envs/{self.gymnasium[0]}"
+
+
+def _game(name: str, title: str, room: str = "", gym_name: str = "", gym_class: str = "", gym_module: str = "gym",
+          env: str = "env", picture: str = "picture", rules_names: Tuple[str, ...] = (),
+          agent_files: Tuple[Tuple[str, str], ...] = ()) -> GameEntry:
+    room = room or name
+    agents = f"dice_envs.agents.{room}"
+    return GameEntry(
+        name=name, title=title, room=room, env=f"dice_envs.games.{room}.{env}",
+        gymnasium=(gym_name, f"{agents}.{gym_module}:{gym_class}Env", f"{agents}.{gym_module}:{gym_class}VectorEnv"),
+        rules_names=rules_names or (name,), picture=f"dice_envs.games.{room}.{picture}", commands=f"{agents}.cli",
+        agent_files=agent_files)
+
+
+#: Every game, by name, in the order the documentation lists them.
+GAMES: Dict[str, GameEntry] = {entry.name: entry for entry in (
+    _game("zombie_dice", "Zombie Dice", gym_name="ZombieDice-v0", gym_class="ZombieDice"),
+    _game("shakes", "The Shakes", gym_name="Shakes-v0", gym_class="Shakes",
+          rules_names=("shakes_court", "shakes_maesters")),
+    _game("pig", "Pig", gym_name="Pig-v0", gym_class="Pig"),
+    _game("liars_dice", "Liar's Dice", gym_name="LiarsDice-v0", gym_class="LiarsDice",
+          agent_files=((".pt", "dice_envs.agents.liars_dice.learned:load_agent"),)),
+    _game("liars_dice_match", "Liar's Dice Match", room="liars_dice", gym_name="LiarsDiceMatch-v0",
+          gym_class="LiarsDiceMatch", gym_module="match_gym", env="match_env", picture="match_picture"),
+    _game("closest_number", "Closest Number", gym_name="ClosestNumber-v0", gym_class="ClosestNumber"),
+    GameEntry(name="tatham", title="Tatham's dice", room="tatham", env=None, commands="dice_envs.agents.tatham.cli"),
+)}
+
+
+def load(target: str) -> Any:
+    """The object a ``"module:attribute"`` string names (the module itself for ``"module"``)."""
+    module, _, attribute = target.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+def entry_for_rules(rules_name: str) -> GameEntry:
+    """The entry of the game whose rules core is called ``rules_name`` (``Game.name``);
+    ``ValueError`` naming the known ones for another."""
+    for entry in GAMES.values():
+        if rules_name in entry.rules_names:
+            return entry
+    known = sorted(name for entry in GAMES.values() for name in entry.rules_names)
+    raise ValueError(f"no game has the rules core {rules_name!r}; rules cores: {known}")
