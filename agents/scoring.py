@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import re
 import time
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -96,8 +96,8 @@ def _goal(spec, goal: Optional[int], default: int) -> int:
 
 def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
     from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
+    from dice_envs.agents.zombie_dice.ayzd_solver import solved
     from dice_envs.agents.zombie_dice.learned import exact_score, resolve_policy
-    from dice_envs.agents.zombie_dice.opponents import solved
     from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
     from dice_envs.games.zombie_dice.rules import COMPACT_SIZE, compact_observation
 
@@ -118,7 +118,7 @@ def _ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
         human if goal == 13 else (lambda p, i, j, b, s, h=human: h(p, i, j, b, s, goal=goal)),
         optimal.as_policy(), goal, optimal.score_cap, stop_when_won).difference
         for name, human in HUMAN_POLICIES.items()}
-    details = {"score_cap": optimal.score_cap}
+    details: Dict[str, Any] = {"score_cap": optimal.score_cap}
     if goal == 13:
         details["published"] = dict(PUBLISHED_DIFFERENCES)
     return {**_jeopardy_report(result, references, details), "config": {"goal": goal, "stop_when_won": stop_when_won}}

@@ -43,12 +43,12 @@ def test_the_site_builds_strictly_with_a_page_per_game(site):
 
 def test_the_game_pages_render_the_module_docstrings(site):
     pig = (site / "games" / "pig" / "index.html").read_text(encoding="utf-8")
-    # The PettingZoo table of dice_envs.pig_v0's docstring, and the solver's API (dice_envs.agents
-    # is agents/ in the repository: the griffe extension in docs/hooks/ finds it).
+    # The PettingZoo table of dice_envs.pig_v0's docstring (its module is dice_envs.games.pig.env), and the solver's
+    # API (dice_envs.agents is agents/ in the repository: the griffe extension in docs/hooks/ finds it).
     assert "Observation Values" in pig and "Legal Actions Mask" in pig
     assert 'id="dice_envs.agents.pig.solver.solve"' in pig
     liars_dice = (site / "games" / "liars_dice" / "index.html").read_text(encoding="utf-8")
-    assert 'id="dice_envs.liars_dice_v0"' in liars_dice and "Action Values" in liars_dice
+    assert 'id="dice_envs.games.liars_dice.env"' in liars_dice and "Action Values" in liars_dice
     # Sphinx roles became links or plain code, not ":mod:" text.
     for page in site.rglob("*.html"):
         assert not re.search(r":(mod|func|class|meth|attr|data):<", page.read_text(encoding="utf-8")), page

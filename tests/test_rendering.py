@@ -310,7 +310,8 @@ def test_liars_dice_renders_the_same_whatever_the_other_players_hold(render_mode
     actions: list = []
     for _ in range(5):
         mover = env.game_state.current_player  # the round's seat: all three players are in round 1
-        other = tuple(roll if seat == mover else (1, 1) if roll != (1, 1) else (2, 3) for seat, roll in enumerate(rolls))
+        other = tuple(roll if seat == mover else (1, 1) if roll != (1, 1) else (2, 3)  # the others roll again
+                      for seat, roll in enumerate(rolls))
         seen, seen_texts = _render_after(make_env, rolls, actions, monkeypatch)
         changed, changed_texts = _render_after(make_env, other, actions, monkeypatch)
         if render_mode == "ansi":
