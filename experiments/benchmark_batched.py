@@ -13,7 +13,7 @@ table opponent, agent steps per second of ``gymnasium.make`` (one game) against
 random actions, and of the same make_vec with the opponent stepped one decision at a time
 (``stepped``: how the envs played before whole turns were drawn at once), each after
 ``--warmup`` untimed CPU seconds (a solve, and the turn tables filled on first use).  Then the
-training scripts' self-play pool (``experiments/jeopardy_training.py``) of six tables for Pig
+training scripts' self-play pool (``dice_envs.agents.learn.jeopardy``) of six tables for Pig
 and for All Yellow (the optimum and five others): make_vec with the pool's whole turns drawn
 against the same pool stepped.
 
@@ -30,9 +30,9 @@ import time
 
 import numpy as np
 import pettingzoo
-from benchmark_common import agent_steps_per_second
 
 import dice_envs  # noqa: F401  (registers the ids)
+from dice_envs.agents.evaluate.speed import agent_steps_per_second
 
 SIZES = (1, 64, 1024, 16384)
 
@@ -137,29 +137,29 @@ def measure_opponents(seconds: float, warmup: float, num_envs: int = 4096) -> di
 
 
 def pool_opponent(game: str, policies: list, goal: int, whole_turns: bool, num_envs: int):
-    """The self-play pool of ``experiments/jeopardy_training.py`` (``game`` ``"pig"`` or
+    """The self-play pool of ``dice_envs.agents.learn.jeopardy`` (``game`` ``"pig"`` or
     ``"all_yellow"``) holding the tables of ``policies`` (over the solver's positions), its whole
     turns drawn or stepped."""
     import importlib
-    import sys
-    from pathlib import Path
 
-    root = str(Path(__file__).resolve().parent.parent)
-    if root not in sys.path:
-        sys.path.insert(0, root)  # the training scripts import experiments.*
-    from experiments.jeopardy_training import Pool, PoolOpponent
+    from dice_envs.agents.learn.jeopardy import Pool, PoolOpponent
+
+    def script_module(name: str):
+        """A sibling training script: ``experiments.<name>`` when this file is imported as
+        ``experiments.benchmark_batched`` (the tests), ``<name>`` when run as a script."""
+        return importlib.import_module(f"{__package__}.{name}" if __package__ else name)
 
     if game == "pig":
         from dice_envs.agents.pig import solver as pig_solver
 
-        script = importlib.import_module("experiments.train_pig")
+        script = script_module("train_pig")
         spec, args = script.PigSpec(), script.Args(goal=goal)
         tables = [pig_solver.policy_table(policy, goal) for policy in policies]
     else:
         from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
         from dice_envs.agents.zombie_dice.opponents import solved
 
-        script = importlib.import_module("experiments.train_ayzd")
+        script = script_module("train_ayzd")
         spec, args = script.AYZDSpec(), script.Args(goal=goal, variant="all_yellow")
         tables = [ayzd.policy_table(policy, solved(goal).score_cap) for policy in policies]
     pool = Pool(len(tables), spec, args)

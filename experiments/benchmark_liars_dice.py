@@ -68,10 +68,9 @@ print(json.dumps({"iterations": done, "exploitability": expl, "iteration_seconds
 
 LARGEST_SCRIPT = r"""
 import json, resource, sys, time
-sys.path.insert(0, sys.argv[1])
 from dice_envs.agents.liars_dice.solver import solve
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
-dice, faces, wild, target = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", float(sys.argv[5])
+dice, faces, wild, target = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", float(sys.argv[4])
 game = LiarsDiceGame(dice_per_player=dice, faces=faces, wild=wild)
 result = solve(game, target)
 out = result.as_dict()
@@ -82,13 +81,12 @@ print(json.dumps(out))
 
 SCORING_SCRIPT = r"""
 import json, resource, sys, time
-sys.path.insert(0, sys.argv[1])
 import numpy as np, torch
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 from dice_envs.agents.liars_dice.streamed import fits_in_memory
 from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, TabularLiarsDicePolicy, build_network
 from dice_envs.agents.evaluate.observation_agents import LiarsDiceNetworkAgent
-dice, wild, kind = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], sys.argv[4]
+dice, wild, kind = tuple(int(x) for x in sys.argv[1].split(",")), sys.argv[2], sys.argv[3]
 game = LiarsDiceGame(dice_per_player=dice, wild=wild)
 torch.manual_seed(0)
 t0, c0 = time.perf_counter(), time.process_time()
@@ -132,11 +130,10 @@ print(json.dumps({"exploitability": value, "wall_seconds": time.perf_counter() -
 
 SOLVE_SCRIPT = r"""
 import json, resource, sys
-sys.path.insert(0, sys.argv[1])
 from dice_envs.agents.liars_dice.solver import solve
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
-dice, wild, target = tuple(int(x) for x in sys.argv[2].split(",")), sys.argv[3], float(sys.argv[4])
-result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target, engine=sys.argv[5])
+dice, wild, target = tuple(int(x) for x in sys.argv[1].split(",")), sys.argv[2], float(sys.argv[3])
+result = solve(LiarsDiceGame(dice_per_player=dice, wild=wild), target, engine=sys.argv[4])
 out = result.as_dict()
 out.update(cpu_seconds=result.cpu_seconds, predictions=result.predictions,
            max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -166,8 +163,8 @@ def _spec(spec: str):
 
 def scoring(spec: str, openspiel_memory: int, openspiel_timeout: float) -> dict:
     dice, wild = _spec(spec)
-    row = {"spec": spec, "mlp": _run(SCORING_SCRIPT, ROOT, dice, wild, "mlp"),
-           "table": _run(SCORING_SCRIPT, ROOT, dice, wild, "table")}
+    row = {"spec": spec, "mlp": _run(SCORING_SCRIPT, dice, wild, "mlp"),
+           "table": _run(SCORING_SCRIPT, dice, wild, "table")}
     counts = dice.split(",")
     if wild == "highest" and len(set(counts)) == 1:
         row["openspiel_uniform"] = _run(OPENSPIEL_SCORING_SCRIPT, counts[0], str(openspiel_memory),
@@ -181,7 +178,7 @@ def solves(spec: str, target: float) -> dict:
     dice, wild = _spec(spec)
     engine = spec.split(":")[2] if spec.count(":") >= 2 else "auto"
     env = {**os.environ, "DICE_ENVS_MAX_SECONDS": "none"}
-    return {"spec": spec, **_run(SOLVE_SCRIPT, ROOT, dice, wild, str(target), engine, env=env)}
+    return {"spec": spec, **_run(SOLVE_SCRIPT, dice, wild, str(target), engine, env=env)}
 
 
 def ours(target: float, repeats: int) -> dict:
@@ -218,7 +215,7 @@ def largest(spec: str, target: float) -> dict:
     wild = spec.endswith("w")
     dice, faces = (int(x) for x in spec.rstrip("w").split("x"))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", LARGEST_SCRIPT, ROOT, str(dice), str(faces), "1" if wild else "0",
+    proc = subprocess.run([sys.executable, "-c", LARGEST_SCRIPT, str(dice), str(faces), "1" if wild else "0",
                            str(target)], capture_output=True, text=True, timeout=7200)
     if proc.returncode != 0:
         return {"spec": spec, "error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}

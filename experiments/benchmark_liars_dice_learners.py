@@ -30,7 +30,7 @@ softmax over all actions, renormalised here over the legal ones: its ``action_pr
 leaves the illegal share out, so its probabilities do not sum to 1).  A test checks the batch
 against ``action_probabilities`` state by state.  Where the tree fits in memory (up to three
 dice in play) the exploitability and the value against the CFR+ equilibrium are exact
-(:class:`experiments.liars_dice_training.ExactScorer`).
+(:class:`dice_envs.agents.liars_dice.training.ExactScorer`).
 
 Every ``--eval-minutes`` (and at the end) the policy is scored; the evaluations (and for Deep CFR
 and ESCHER the fit of the network scored) are not counted in ``--minutes``.  The last line of
@@ -51,12 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, LearnedLiarsDicePolicy  # noqa: E402
-from experiments.training_common import jsonable  # noqa: E402
+from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, LearnedLiarsDicePolicy
+from dice_envs.agents.learn.runs import jsonable
 
 ALGORITHMS = ("nfsp", "deep_cfr", "escher")
 
@@ -247,7 +243,7 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
     ``overrides`` changes the algorithm's settings (keyword arguments of its OpenSpiel class)."""
     import torch
 
-    from experiments.liars_dice_training import ExactScorer
+    from dice_envs.agents.liars_dice.training import ExactScorer
 
     torch.set_num_threads(1)
     np.random.seed(seed)

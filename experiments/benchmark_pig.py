@@ -11,7 +11,7 @@ import json
 import statistics
 import time
 
-from benchmark_common import agent_steps_per_second, roll_often
+from dice_envs.agents.evaluate.speed import agent_steps_per_second, roll_often
 
 
 def time_solve(goal: int, repeats: int) -> dict:

@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-from benchmark_common import agent_steps_per_second
+from dice_envs.agents.evaluate.speed import agent_steps_per_second
 
 
 def time_solve(players: int, repeats: int, policies) -> dict:

@@ -15,13 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 N_ENVS, N_STEPS, BATCH, EPOCHS = 1024, 32, 4096, 4
 LR, GAMMA, LAMBDA, CLIP, ENT, VF = 3e-4, 1.0, 0.5, 0.2, 0.001, 0.5

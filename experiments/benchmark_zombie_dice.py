@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-from benchmark_common import agent_steps_per_second, roll_often
+from dice_envs.agents.evaluate.speed import agent_steps_per_second, roll_often
 
 
 def time_solve(repeats: int) -> dict:

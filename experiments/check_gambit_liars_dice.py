@@ -19,7 +19,6 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 GAMBIT_SCRIPT = r"""
 import json, sys, time

@@ -109,13 +109,9 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -35,15 +35,13 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments import train_liars_dice_play as trainer  # noqa: E402
+if __package__:  # imported as experiments.diagnose_liars_dice_play (the tests)
+    from . import train_liars_dice_play as trainer
+else:  # run as a script: this folder is on sys.path
+    import train_liars_dice_play as trainer
 
 
 class ExactValues:
@@ -120,7 +118,7 @@ def diagnose(ns, args, out=None) -> list:
     from dice_envs.agents.liars_dice.solver import exploitability
     from dice_envs.games.liars_dice.batched import LiarsDiceBatch
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
-    from experiments.liars_dice_training import ExactScorer
+    from dice_envs.agents.liars_dice.training import ExactScorer
 
     torch.set_num_threads(args.threads)
     game = LiarsDiceGame(faces=args.faces, wild=args.wild)

@@ -23,17 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments.training_common import fit_classifier, hidden_widths  # noqa: E402
+from dice_envs.agents.learn.runs import fit_classifier, hidden_widths
 
 
 def features(i, j, k, goal: int, kind: str) -> np.ndarray:

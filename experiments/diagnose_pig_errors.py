@@ -25,13 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 MARGINS = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
 

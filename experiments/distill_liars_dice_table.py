@@ -38,11 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments.training_common import cosine_decay, layer_sizes  # noqa: E402
+from dice_envs.agents.learn.runs import cosine_decay, layer_sizes
 
 BATCH = 16384  # games played at a time
 
@@ -129,7 +125,7 @@ def distill(args: argparse.Namespace) -> dict:
     import torch
 
     from dice_envs.agents.liars_dice.learned import TabularLiarsDicePolicy, load_model
-    from experiments.liars_dice_training import ExactScorer, save_model
+    from dice_envs.agents.liars_dice.training import ExactScorer, save_model
 
     torch.set_num_threads(args.threads)
     policy = load_model(args.model)

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import dice_envs
+from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
 
-import dice_envs  # noqa: E402
-from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_policy(rng):

@@ -41,14 +41,14 @@ with a message naming them (exit code 2).
 The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, default
 ``runs/ayzd`` or ``runs/zombie_dice_official``: ``tb/``, ``checkpoint/``, ``model.zip``,
 ``difference.png``, ``curve.json``) are shared with ``train_pig.py``: see
-:mod:`experiments.jeopardy_training`.
+:mod:`dice_envs.agents.learn.jeopardy`.
 
 Run: ``.venv/bin/python experiments/train_ayzd.py --minutes 30`` or
 ``OMP_NUM_THREADS=1 .venv/bin/python experiments/train_ayzd.py --variant official --seed 1 --minutes 35``
 (needs the ``[train]`` extra).  ``--minutes`` and ``--steps`` are totals over all resumes.
 Rerunning the same command resumes exactly from the checkpoint (or, for a finished run,
 prints its report again); which options may change on resume, the checkpoint's format and
-how damaged ones are refused: see :mod:`experiments.jeopardy_training`.
+how damaged ones are refused: see :mod:`dice_envs.agents.learn.jeopardy`.
 """
 
 from __future__ import annotations
@@ -56,16 +56,11 @@ from __future__ import annotations
 import functools
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments.jeopardy_training import NetworkSpec, TableSpec, TrainArgs  # noqa: E402
-from experiments.jeopardy_training import main as train_main  # noqa: E402
+from dice_envs.agents.learn.jeopardy import NetworkSpec, TableSpec, TrainArgs
+from dice_envs.agents.learn.jeopardy import main as train_main
 
 VARIANTS = ("all_yellow", "official")
 #: the observations each variant can be trained on (the first is the default)
@@ -87,7 +82,7 @@ class Args(TrainArgs):
 
 
 class AYZDSpec(TableSpec):
-    """All Yellow Zombie Dice for :func:`experiments.jeopardy_training.train`."""
+    """All Yellow Zombie Dice for :func:`dice_envs.agents.learn.jeopardy.train`."""
 
     name = "all_yellow_zombie_dice"
 
@@ -141,7 +136,7 @@ class AYZDSpec(TableSpec):
 
 class OfficialSpec(NetworkSpec):
     """Zombie Dice with the official dice (6 green, 4 yellow, 3 red) for
-    :func:`experiments.jeopardy_training.train`: the full observation vector (Fourier by
+    :func:`dice_envs.agents.learn.jeopardy.train`: the full observation vector (Fourier by
     default), the self-play pool's policies played as numpy networks, the greedy policy
     scored exactly by :func:`dice_envs.agents.zombie_dice.solver.exact_score` (every state
     of the solver's grid turned into the observation the env would give, encoded the same

@@ -108,12 +108,8 @@ from typing import Optional
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from dice_envs.agents.liars_dice.learned import OptimisticMMD, build_network, masked_kl, masked_log_probs
-from experiments.liars_dice_training import (  # noqa: E402
+from dice_envs.agents.liars_dice.training import (
     ExactScorer,
     SignalStop,
     checkpoint_blob,
@@ -125,7 +121,7 @@ from experiments.liars_dice_training import (  # noqa: E402
     start_run_dir,
     write_outputs,
 )
-from experiments.training_common import (  # noqa: E402
+from dice_envs.agents.learn.runs import (
     args_from_dataclass,
     atomic_file,
     budget_fraction,
@@ -380,7 +376,7 @@ def train(args: Args) -> dict:
 
 
 def main(argv=None) -> int:
-    """Train and print the report as one JSON line (:func:`experiments.training_common.run_script`)."""
+    """Train and print the report as one JSON line (:func:`dice_envs.agents.learn.runs.run_script`)."""
     return run_script("train_liars_dice", parse_args, train, argv)
 
 

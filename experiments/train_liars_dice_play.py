@@ -188,13 +188,13 @@ games and the rest to fitting the networks.
 Every ``--eval-every`` updates, and at the end, the policy network (with ``--average``, the
 average network) is run over all information states (one batch,
 :class:`dice_envs.agents.liars_dice.learned.InfoStates`) and its policy evaluated exactly
-(:class:`experiments.liars_dice_training.ExactScorer`): exploitability (NashConv / 2) and
+(:class:`dice_envs.agents.liars_dice.training.ExactScorer`): exploitability (NashConv / 2) and
 value against the CFR+ equilibrium from both seats.  That evaluation is the only use of the
 full tree; the learner never sees it.  A "step" in the outputs is one agent step: one
 decision, of either seat, in a sampled game; ``steps_per_second`` counts them over the
 wall-clock time of this process (evaluations included).
 
-Where the tree does not fit in memory, the scoring is streamed (:class:`experiments.liars_dice_training.StreamedScorer`,
+Where the tree does not fit in memory, the scoring is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`,
 minutes: 544 s for a 2x256 MLP at two six-sided dice each): there is no first evaluation (the first is
 at ``--eval-every``, or at the end), the values against the equilibrium are None, and the scoring time
 is not counted in ``--minutes``.  ESCHER's current policy (regret matching on the regret network) is
@@ -216,7 +216,7 @@ last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
 ``steps``, ``updates``, ``minutes``,
 ``steps_per_second``, the CFR+ reference, the curve and the options.
 
-Checkpoint (``checkpoint.pt``, format 1; see :mod:`experiments.liars_dice_training`):
+Checkpoint (``checkpoint.pt``, format 1; see :mod:`dice_envs.agents.liars_dice.training`):
 ``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet``, (``--central-critic``)
 ``central`` and ``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and
 ``average_buffer`` (its rows) state dicts, or (``mccfr``) ``tables`` (``regret``, ``average``,
@@ -273,14 +273,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir  # noqa: E402
-from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs  # noqa: E402
-from dice_envs.agents.liars_dice.streamed import fits_in_memory  # noqa: E402
-from experiments.liars_dice_training import (  # noqa: E402
+from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir
+from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs
+from dice_envs.agents.liars_dice.streamed import fits_in_memory
+from dice_envs.agents.liars_dice.training import (
     SignalStop,
     StreamedScorer,
     checkpoint_blob,
@@ -295,7 +291,7 @@ from experiments.liars_dice_training import (  # noqa: E402
     start_run_dir,
     write_outputs,
 )
-from experiments.training_common import (  # noqa: E402
+from dice_envs.agents.learn.runs import (
     args_from_dataclass,
     atomic_file,
     budget_fraction,
@@ -768,7 +764,7 @@ UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
 
 def scheduled(args: Args, done: float) -> Args:
     """The options of the update at ``done`` (0 to 1) of the budget
-    (:func:`~experiments.training_common.budget_fraction`): every learning rate decays
+    (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
     by the cosine from its start to ``--lr-floor`` times it, and ``alpha`` geometrically
     from ``--alpha`` to ``--alpha-final`` (when that is positive); the rest as given."""
     lr_scale = cosine_decay(1.0, args.lr_floor, done)
@@ -1178,7 +1174,7 @@ def target_of(args: Args, game) -> float:
 
 
 def main(argv=None) -> int:
-    """Train and print the report as one JSON line (:func:`experiments.training_common.run_script`)."""
+    """Train and print the report as one JSON line (:func:`dice_envs.agents.learn.runs.run_script`)."""
     return run_script("train_liars_dice_play", parse_args, train, argv)
 
 

@@ -13,7 +13,7 @@ hold-at-20 rule's -0.0798 and hold-at-25's -0.0421 (``reached``).
 The loop, the self-play pool, the checkpoints and the outputs (``--run-dir``, default
 ``runs/pig``: ``tb/``, ``checkpoint/``, ``model.zip``, ``difference.png``,
 ``curve.json``) are shared with ``train_ayzd.py``: see
-:mod:`experiments.jeopardy_training`.
+:mod:`dice_envs.agents.learn.jeopardy`.
 
 Its defaults differ from the shared loop's in the observation and in GAE's lambda (0.9, not
 0.5): on 30 minutes of the 2-core machine, two seeds each, the scaled observation with lambda
@@ -24,23 +24,18 @@ Run: ``.venv/bin/python experiments/train_pig.py --minutes 30`` (needs the ``[tr
 extra).  ``--minutes`` and ``--steps`` are totals over all resumes.  Rerunning the same
 command resumes exactly from the checkpoint (or, for a finished run, prints its report
 again); which options may change on resume, the checkpoint's format and how damaged ones
-are refused: see :mod:`experiments.jeopardy_training`.
+are refused: see :mod:`dice_envs.agents.learn.jeopardy`.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments.jeopardy_training import TableSpec, TrainArgs  # noqa: E402
-from experiments.jeopardy_training import main as train_main  # noqa: E402
+from dice_envs.agents.learn.jeopardy import TableSpec, TrainArgs
+from dice_envs.agents.learn.jeopardy import main as train_main
 
 #: the observations a Pig agent can be trained on (the first is the default)
 OBSERVATIONS = ("fourier", "scaled")
@@ -55,7 +50,7 @@ class Args(TrainArgs):
 
 
 class PigSpec(TableSpec):
-    """Pig (fair d6) for :func:`experiments.jeopardy_training.train`."""
+    """Pig (fair d6) for :func:`dice_envs.agents.learn.jeopardy.train`."""
 
     name = "pig"
 

@@ -9,7 +9,7 @@ value against the CFR+ equilibrium for Liar's Dice (its probabilities: a mixed s
 is the goal), the Difference against optimal play for AYZD (its greedy decisions).
 
 It runs on a local Ray instance by default; killed with ``kill -9``, it leaves none of Ray's
-processes behind (:mod:`experiments.process_reaper`).  Across machines: start a cluster, ``ray start
+processes behind (``experiments/process_reaper.py``).  Across machines: start a cluster, ``ray start
 --head`` on one machine and ``ray start --address HEAD_IP:6379`` on the others (each with
 this project installed, ``pip install 'dice-envs[rllib]'``), then run this script on the
 head with ``--address auto`` and as many ``--env-runners`` as the cluster has CPUs to spare.
@@ -34,14 +34,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from dice_envs.agents.evaluate.rllib_models import DESCRIPTION  # noqa: E402
-from dice_envs.core.resources import check_network  # noqa: E402
-from experiments import process_reaper  # noqa: E402
-from experiments.training_common import (  # noqa: E402
+import process_reaper  # this folder's watchdog (the script's folder is on sys.path)
+from dice_envs.agents.evaluate.rllib_models import DESCRIPTION
+from dice_envs.agents.learn.runs import (
     args_from_dataclass,
     atomic_write_text,
     budget_spent,
@@ -51,6 +46,7 @@ from experiments.training_common import (  # noqa: E402
     log,
     run_script,
 )
+from dice_envs.core.resources import check_network
 
 #: game -> (the PettingZoo game, its arguments, the evaluator's game and settings)
 GAMES = {
@@ -202,7 +198,7 @@ def train(args: Args) -> dict:
 
 
 def main(argv=None) -> int:
-    """Train and print the report as one JSON line (:func:`experiments.training_common.run_script`)."""
+    """Train and print the report as one JSON line (:func:`dice_envs.agents.learn.runs.run_script`)."""
     return run_script("train_rllib", lambda a: check(args_from_dataclass(Args, __doc__.splitlines()[0], a)), train,
                       argv)
 

@@ -27,7 +27,7 @@ def kill_after_checkpoints(script, monkeypatch, count: int) -> None:
 
 
 def kill_after_state(module, monkeypatch, steps: int) -> None:
-    """Make the jeopardy trainer ``module`` (``experiments.jeopardy_training``) die (:class:`Killed`)
+    """Make the jeopardy trainer ``module`` (``dice_envs.agents.learn.jeopardy``) die (:class:`Killed`)
     right after it writes the ``state.json`` of its checkpoint at ``steps`` (through its
     ``atomic_write_text``)."""
     real = module.atomic_write_text

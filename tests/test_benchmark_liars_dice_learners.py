@@ -3,17 +3,12 @@ the registered game, and the batched scoring answers as their own ``action_proba
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 pyspiel = pytest.importorskip("pyspiel")
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from experiments import benchmark_liars_dice_learners as bench  # noqa: E402
 

@@ -2,17 +2,11 @@
 regrets, the ceiling its networks approximate."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from experiments import diagnose_liars_dice_escher as diag  # noqa: E402
+from experiments import diagnose_liars_dice_escher as diag
 
 
 def test_the_tables_converge_from_sampled_public_nodes(capsys):

@@ -3,17 +3,11 @@ Liar's Dice learner (the iterate's and the reach-weighted average's exploitabili
 critic's error, and the run with the exact action values in place of the critic)."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 TINY = ["--", "--faces", "3", "--hidden", "32,32", "--critic-hidden", "32,32", "--games", "256", "--minibatch", "512",
         "--minutes", "1"]

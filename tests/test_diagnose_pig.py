@@ -2,17 +2,11 @@
 experiments/diagnose_pig_errors.py (where a Pig policy's wrong decisions are, each group repaired)."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from experiments import diagnose_pig_capacity  # noqa: E402
 

@@ -2,17 +2,11 @@
 fitted to them, and its exact score."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from experiments import diagnose_zombie_dice_capacity as capacity  # noqa: E402
 
@@ -48,7 +42,7 @@ def test_the_fitted_network_is_scored_as_its_own_greedy_decisions(capsys):
 
     from dice_envs.agents.zombie_dice import solver as zds
     from dice_envs.games.zombie_dice.rules import ZombieDiceGame
-    from experiments.training_common import fit_classifier
+    from dice_envs.agents.learn.runs import fit_classifier
 
     solution = zds.solved(2, 4)
     obs, rolls = capacity.optimal_decisions(solution, 64, 30, seed=1)

@@ -41,7 +41,7 @@ def table(distill, tmp_path_factory):
     from dice_envs.agents.liars_dice.solver import PublicTree
     from dice_envs.games.liars_dice.batched import LiarsDiceBatch
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
-    from experiments.liars_dice_training import save_table_model
+    from dice_envs.agents.liars_dice.training import save_table_model
 
     game = LiarsDiceGame(faces=3)
     cfr = OutcomeSamplingCFR(InfoStates(PublicTree(game)))

@@ -135,7 +135,7 @@ def test_a_steep_regret_discount_does_not_overflow():
 def test_a_saved_table_is_a_model(tmp_path):
     pytest.importorskip("torch")
     from dice_envs.agents.liars_dice.learned import load_model
-    from experiments.liars_dice_training import save_table_model
+    from dice_envs.agents.liars_dice.training import save_table_model
 
     game, tree, states = states_of(3, wild=True)
     table = np.random.default_rng(2).random(states.mask.shape) * states.mask

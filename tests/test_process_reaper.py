@@ -20,7 +20,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 #: its agents), none of which ends when the trainer is killed; it prints both pids and waits
 TRAINER = textwrap.dedent("""
     import subprocess, sys, time
-    sys.path.insert(0, {root!r})
     {start}
     child = subprocess.Popen([sys.executable, "-c",
         "import subprocess, sys, time; g = subprocess.Popen(['sleep', '300']); "
@@ -41,8 +40,8 @@ def running(pid: int) -> bool:
 
 def kill_trainer(start: str):
     """Run the trainer, kill it with -9 once its descendants exist; return their pids."""
-    trainer = subprocess.Popen([sys.executable, "-c", TRAINER.format(root=str(ROOT), start=start)],
-                               stdout=subprocess.PIPE, text=True)
+    trainer = subprocess.Popen([sys.executable, "-c", TRAINER.format(start=start)], stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})  # it imports experiments.process_reaper
     pids = [int(p) for p in trainer.stdout.readline().split()]
     time.sleep(3 * process_reaper.POLL_SECONDS)  # the watchdog's look after they started
     trainer.send_signal(signal.SIGKILL)

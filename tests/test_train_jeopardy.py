@@ -1,5 +1,5 @@
 """Training smoke tests (a few hundred steps): experiments/train_ayzd.py and train_pig.py (the shared
-loop of experiments/jeopardy_training.py) with their exact evaluation, checkpoints and resume,
+loop of dice_envs.agents.learn.jeopardy) with their exact evaluation, checkpoints and resume,
 `dice-envs evaluate` on the saved models, and MaskablePPO directly on the AEC environment with the
 PettingZoo SB3 action-mask pattern."""
 
@@ -147,7 +147,7 @@ def test_train_official_dice(tmp_path, capsys, observation):
     from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
     script = load_script()
-    import experiments.jeopardy_training as jt
+    import dice_envs.agents.learn.jeopardy as jt
 
     run_dir = tmp_path / "official"
     chosen = [] if observation == "fourier" else ["--observation", observation]  # fourier: the default
@@ -212,7 +212,7 @@ def test_train_official_dice(tmp_path, capsys, observation):
 ])
 def test_variant_options_are_checked(tmp_path, capsys, argv, message):
     script = load_script()
-    import experiments.jeopardy_training as jt
+    import dice_envs.agents.learn.jeopardy as jt
 
     with pytest.raises(ValueError) as err:
         jt.parse_args(script.Args, "", ["--steps", "128", *argv], script.spec_for)
@@ -281,7 +281,7 @@ def test_maskable_ppo_on_the_aec_env(variant):
 
 def test_a_run_directory_in_use_is_refused(tmp_path, capsys):
     """Two runs on one directory would overwrite one checkpoint: the second is refused at once."""
-    from experiments.training_common import run_lock
+    from dice_envs.agents.learn.runs import run_lock
 
     script = load_script()
     with run_lock(tmp_path / "run"):

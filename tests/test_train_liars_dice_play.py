@@ -455,7 +455,7 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     policy is not scored streamed, unless the finished run is rerun with ``--score-current``: then
     once, to the in-memory scoring's figure."""
     from dice_envs.agents.cli import main as cli_main
-    from experiments import liars_dice_training
+    from dice_envs.agents.liars_dice import training as liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     run = tmp_path / "run"
@@ -655,7 +655,7 @@ def test_a_checkpoint_is_written_between_rare_evaluations(lp, tmp_path, capsys, 
     """Streamed scoring is rare (two dice each: minutes, at --eval-every or the end): a checkpoint is
     also written after CHECKPOINT_SECONDS without one, so a kill loses minutes, not the run; resuming
     from it ends as the uninterrupted run does."""
-    from experiments import liars_dice_training
+    from dice_envs.agents.liars_dice import training as liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     monkeypatch.setattr(lp, "CHECKPOINT_SECONDS", 0.0)  # after every update
@@ -680,7 +680,7 @@ def test_a_kill_during_a_streamed_scoring_mid_run_costs_no_training(lp, tmp_path
     """A streamed scoring at --eval-every (minutes at two dice each) saves the trained state first:
     killed during it, the same command resumes at that update, runs the scoring it owes there, and
     ends with the uninterrupted run's curve."""
-    from experiments import liars_dice_training
+    from dice_envs.agents.liars_dice import training as liars_dice_training
 
     monkeypatch.setattr(lp, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "5000", "--eval-every", "2", *TINY]

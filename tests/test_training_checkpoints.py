@@ -1,5 +1,5 @@
 """Checkpoints and options of the training scripts (issue 13, items 4 and 5):
-experiments/jeopardy_training.py (through train_ayzd.py and train_pig.py) and
+dice_envs.agents.learn.jeopardy (through train_ayzd.py and train_pig.py) and
 experiments/train_liars_dice.py.
 
 * a resumed run equals an uninterrupted one (same curve, same network), whether it was
@@ -76,7 +76,7 @@ AYZD = ["--goal", "6", *TINY, "--eval-every", "128"]  # AYZD to 6 points: a curv
 def jt():
     load_script("train_ayzd")
     load_script("train_pig")
-    import experiments.jeopardy_training as module
+    import dice_envs.agents.learn.jeopardy as module
 
     return module
 
@@ -586,7 +586,7 @@ def test_every_option_has_help(name, capsys):
     """``--help`` explains every option (the comment on its field's line) and gives its default."""
     import dataclasses
 
-    from experiments.training_common import options_parser
+    from dice_envs.agents.learn.runs import options_parser
 
     module = sys.modules.get(name) or load_script(name)
     parser = options_parser(module.Args, "help")

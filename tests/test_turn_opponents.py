@@ -126,19 +126,13 @@ def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
 
 def benchmark():
     """``experiments/benchmark_batched.py``, which builds the training scripts' self-play pools."""
-    import sys
-    from pathlib import Path
-
-    folder = str(Path(__file__).resolve().parent.parent / "experiments")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    import benchmark_batched
+    from experiments import benchmark_batched
 
     return benchmark_batched
 
 
 def pool_opponent(game: str, whole_turns: bool, num_envs: int = GAMES):
-    """The self-play pool of ``experiments/jeopardy_training.py`` holding two tables (Pig's optimum
+    """The self-play pool of ``dice_envs.agents.learn.jeopardy`` holding two tables (Pig's optimum
     and hold-at 12, goal 30; or the All Yellow optimum and Minh's policy), whole turns drawn or stepped."""
     from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES
 
@@ -167,8 +161,7 @@ def test_a_pool_of_networks_steps_its_turns():
     it offers no ``play_turns``, so the env steps it (and spends nothing asking)."""
     import importlib
 
-    benchmark()  # puts the repository on the path
-    from experiments.jeopardy_training import Pool, PoolOpponent
+    from dice_envs.agents.learn.jeopardy import Pool, PoolOpponent
 
     module = importlib.import_module("experiments.train_ayzd")
     args = module.Args(variant="official", goal=13)

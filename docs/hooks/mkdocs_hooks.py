@@ -13,13 +13,21 @@ from __future__ import annotations
 
 import argparse
 import html
+import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from griffe_extension import python_markdown_lists  # noqa: E402
+
+def _sibling(name: str):
+    """The module ``name`` beside this file (MkDocs loads a hook by its path: its folder is not on sys.path)."""
+    spec = importlib.util.spec_from_file_location(f"docs_hooks_{name}", Path(__file__).resolve().parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+python_markdown_lists = _sibling("griffe_extension").python_markdown_lists
 
 ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|obj|exc|const):<code>([^<]*)</code>")
 HELP_MARKER = "<!-- dice-envs help -->"

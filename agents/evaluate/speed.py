@@ -1,7 +1,10 @@
-"""Shared measuring loops for the benchmark scripts in this folder.
+"""How fast an environment steps: agent steps per CPU second of whole games played by a
+simple agent (a uniformly random legal action, or "roll with probability p" in the
+jeopardy games).
 
-Times are CPU seconds of this process (``time.process_time``): on a shared
-machine, other work disturbs them far less than wall-clock time.
+The benchmark scripts of ``experiments/`` measure every game with these loops, so their
+figures compare.  Times are CPU seconds of this process (``time.process_time``): on a
+shared machine, other work disturbs them far less than wall-clock time.
 """
 
 from __future__ import annotations

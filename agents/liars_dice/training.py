@@ -1,5 +1,9 @@
-"""What the Liar's Dice trainers share: ``train_liars_dice.py`` (full-width optimistic MMD)
-and ``train_liars_dice_play.py`` (sampled self-play: PPO, MMD with sampled returns).
+"""What the Liar's Dice trainers share: the files of a run and their checks, and the exact
+scoring of a network's policy.  The training scripts ``experiments/train_liars_dice.py``
+(full-width optimistic MMD) and ``experiments/train_liars_dice_play.py`` (sampled self-play:
+PPO, MMD with sampled returns, MCCFR, ESCHER; its learners are
+:mod:`dice_envs.agents.liars_dice.play`) use it, so that their runs resume, refuse damaged
+files and score in one way.
 
 Both keep a run in one directory (``--run-dir``) with the same files and the same rules:
 
@@ -9,21 +13,22 @@ Both keep a run in one directory (``--run-dir``) with the same files and the sam
   optimisers); and ``state``, a JSON text with ``steps``, ``elapsed`` (seconds),
   ``history`` (the exact evaluations), ``args`` (the options), ``rng`` (the random
   generators' states) and, once the run is finished, ``report``.  The scripts write it
-  through ``training_common.atomic_file`` (``checkpoint.tmp.pt`` renamed over the old one),
-  so a kill leaves the old checkpoint or the new one, whole.
+  through :func:`dice_envs.agents.learn.runs.atomic_file` (``checkpoint.tmp.pt`` renamed over
+  the old one), so a kill leaves the old checkpoint or the new one, whole.
   :func:`read_checkpoint` validates it and :func:`load_state_dicts` puts its tensors in
   place; a damaged or foreign file is refused with a ``ValueError`` naming the file and
   ``remove <dir> to start over``, an option that differs from the checkpoint's with one
-  naming the option (:func:`experiments.training_common.check_resume_args`);
+  naming the option (:func:`dice_envs.agents.learn.runs.check_resume_args`);
 * ``model.pt``: the final policy (a network, or a table for ``--method mccfr``) in the
   format :func:`dice_envs.agents.liars_dice.learned.load_model` reads
   (``dice-envs evaluate liars-dice``); a ``model.pt`` without a ``checkpoint.pt`` is
   refused rather than overwritten (:func:`open_run`);
 * ``tb/`` (TensorBoard), ``curve.json`` (the report) and ``exploitability.png``.
 
-:class:`ExactScorer` evaluates a network's policy exactly over every information state
-(about 3 ms on one 6-sided die each): exploitability and the value against the CFR+
-equilibrium from both seats (:func:`dice_envs.agents.liars_dice.learned.exact_scores`).
+:class:`ExactScorer` evaluates a network's policy exactly over every information state:
+exploitability and the value against the CFR+ equilibrium from both seats
+(:func:`dice_envs.agents.liars_dice.learned.exact_scores`); :class:`StreamedScorer` streams
+the exploitability where the public tree does not fit in memory.
 :class:`SignalStop` turns Ctrl-C and SIGTERM into a flag the loops check between updates.
 """
 
@@ -36,7 +41,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from experiments.training_common import (
+from dice_envs.agents.learn.runs import (
     atomic_file,
     atomic_write_text,
     budget_spent,
@@ -209,8 +214,7 @@ class ExactScorer:
 class StreamedScorer:
     """Exact scores of a network's policy for a game whose public tree does not fit in memory (two
     dice each): the exploitability streamed over the tree in blocks
-    (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`; 544 s for a 2x256 MLP on two
-    six-sided dice each).  No equilibrium is compared with: the values against it are None."""
+    (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).  No equilibrium is compared with: the values against it are None."""
 
     cfr_exploitability = None
 
@@ -228,8 +232,7 @@ class StreamedScorer:
 
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``,
-        streamed (ESCHER's current policy, a 2x512 regret network and its frozen copy in bfloat16 on
-        two dice each: about 1,600 s on one thread, beside another such scoring on the other core)."""
+        streamed (ESCHER's current policy: a regret network and its frozen copy in bfloat16)."""
         from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
         return float(streamed_evaluate(self.game, policy).exploitability)

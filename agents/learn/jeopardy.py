@@ -1,16 +1,17 @@
 """The training loop shared by the jeopardy games (All Yellow Zombie Dice, Pig):
 MaskablePPO on a batched single-agent env, scored EXACTLY against optimal play.
 
-A game script (``train_ayzd.py``, ``train_pig.py``) gives a :class:`GameSpec` (how to
-build its batched env, how to freeze the network's policy into plain arrays, how to
-score a frozen policy exactly, how the self-play pool plays frozen policies inside the
-batch) and an options dataclass derived from :class:`TrainArgs`; :func:`train` does the
-rest.  Two kinds of spec exist: :class:`TableSpec` (All Yellow Zombie Dice, Pig: the
-frozen policy is a roll-probability table over the solver's grid, played by look-up) and
-:class:`NetworkSpec` (Zombie Dice with the official dice, whose dice states make a table
-too large: the frozen policy is the actor network's weights as numpy arrays, run on the
-observations of a batch, and scored by feeding it every state of the solver's grid as an
-observation):
+It knows no game: a game script (``experiments/train_ayzd.py``,
+``experiments/train_pig.py``) gives a :class:`GameSpec` (how to build its batched env,
+how to freeze the network's policy into plain arrays, how to score a frozen policy
+exactly, how the self-play pool plays frozen policies inside the batch) and an options
+dataclass derived from :class:`TrainArgs`; :func:`train` does the rest.  Two kinds of
+spec exist: :class:`TableSpec` (All Yellow Zombie Dice, Pig: the frozen policy is a
+roll-probability table over the solver's grid, played by look-up) and
+:class:`NetworkSpec` (Zombie Dice with the official dice, whose dice states make a
+table too large: the frozen policy is the actor network's weights as numpy arrays, run on
+the observations of a batch, and scored by feeding it every state of the solver's grid as
+an observation):
 
 * the agent plays ``--n-envs`` games in one array program (a
   :class:`dice_envs.envs.vector.BatchedSingleAgentEnv` handed to Stable-Baselines3 by
@@ -117,7 +118,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from experiments.training_common import (
+from dice_envs.agents.learn.runs import (
     args_from_dataclass,
     atomic_file,
     atomic_write_text,
@@ -858,7 +859,7 @@ def train(spec: GameSpec, args) -> dict:
 def main(spec, args_class, description: str, argv=None) -> int:
     """Parse the options, train, print the report as one JSON line; exit code 2 for bad
     options, a damaged checkpoint or a diverged run (the message on stderr), 130 when
-    interrupted (:func:`experiments.training_common.run_script`).  ``spec``: a
+    interrupted (:func:`dice_envs.agents.learn.runs.run_script`).  ``spec``: a
     :class:`GameSpec`, or a function of the parsed options returning one (``train_ayzd.py --variant``)."""
     chosen = {}
 

@@ -1,11 +1,14 @@
-"""Shared plumbing for the training scripts in this folder (``jeopardy_training.py``,
-``train_liars_dice.py``): options from a dataclass and their checks, logging to
-stderr, atomic files, random-generator states as JSON data, and the checks a
-checkpoint goes through before it is resumed.
+"""What every training run needs, whatever it trains: options from a dataclass and their
+checks, budgets and schedules over them, logging to stderr, atomic files, random-generator
+states as JSON data, the checks a checkpoint goes through before it is resumed, one run per
+run directory, and :func:`run_script`, a training command's ``main``.
 
-Every problem a user can cause (a bad option, a damaged or foreign checkpoint, an
-option that differs from the checkpoint's) is a ``ValueError`` whose message names
-the option or the file; the scripts print it and exit with code 2.
+The training loops (:mod:`dice_envs.agents.learn.jeopardy`,
+:mod:`dice_envs.agents.liars_dice.training`) and the training scripts of ``experiments/``
+share these, so that they check, save and resume in one way.  Every problem a user can
+cause (a bad option, a damaged or foreign checkpoint, an option that differs from the
+checkpoint's) is a ``ValueError`` whose message names the option or the file; the
+scripts print it and exit with code 2.
 """
 
 from __future__ import annotations
