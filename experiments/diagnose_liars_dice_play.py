@@ -2,8 +2,8 @@
 the learner's exploitability comes from, measured with the full tree the learner never
 sees.
 
-It runs the trainer's own pieces (:func:`~experiments.train_liars_dice_play.play`, the
-critic fit and :func:`~experiments.train_liars_dice_play.mmd_fit`) for ``--updates``
+It runs the trainer's own pieces (:func:`~dice_envs.agents.liars_dice.play.play`, the
+critic fit and :func:`~dice_envs.agents.liars_dice.play.mmd_fit`) for ``--updates``
 updates of ``--method mmd`` with the trainer's options, and every ``--every`` updates
 prints one JSON line:
 
@@ -38,7 +38,9 @@ import time
 
 import numpy as np
 
-if __package__:  # imported as experiments.diagnose_liars_dice_play (the tests)
+from dice_envs.agents.liars_dice import play as learners
+
+if __package__:  # imported as experiments.diagnose_liars_dice_play (the tests): the trainer's options
     from . import train_liars_dice_play as trainer
 else:  # run as a script: this folder is on sys.path
     import train_liars_dice_play as trainer
@@ -126,13 +128,13 @@ def diagnose(ns, args, out=None) -> list:
     states = scorer.states
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    m = trainer.new_modules(args, game, states)
-    critics = trainer.Critics(m["critic"], m["opt_critic"], m["central"], m["opt_central"])
+    m = learners.new_modules(args, game, states)
+    critics = learners.Critics(m["critic"], m["opt_critic"], m["central"], m["opt_central"])
     batch = LiarsDiceBatch(args.games, game=game)
     exact, average, lines, start = ExactValues(game, states), ReachAverage(states), [], time.time()
     for update in range(1, ns.updates + 1):
         m["net"].eval()
-        ro = trainer.play(batch, m["net"], rng, args.explore, args.explore_sharpness, other=args.central_critic)
+        ro = learners.play(batch, m["net"], rng, args.explore, args.explore_sharpness, other=args.central_critic)
         m["net"].train()
         if ns.exact_critic:  # q_prev: the previous policy's values, for --optimism
             q_prev = None if exact.table is None else exact(ro)
@@ -145,7 +147,7 @@ def diagnose(ns, args, out=None) -> list:
             q_prev = critics.values(ro)
             critics.fit(args, ro)
             q = critics.values(ro)
-        trainer.mmd_fit(args, m["net"], m["opt"], m["magnet"], ro, q, q_prev)
+        learners.mmd_fit(args, m["net"], m["opt"], m["magnet"], ro, q, q_prev)
         if args.magnet_every and update % args.magnet_every == 0:
             m["magnet"].load_state_dict(m["net"].state_dict())
         if update % ns.every == 0:

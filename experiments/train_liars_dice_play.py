@@ -122,27 +122,25 @@ from the decisions made and the payoff (+1 / -1) each player got.  Four methods
 The network methods fit the critic (MSE on the taken action's value) and the policy with
 ``--epochs`` passes of Adam over minibatches of ``--minibatch`` decisions.
 
-Central critic (``--central-critic``, either method): a second critic ``Q(s, o, a)``
-also sees the other player's observation ``o`` (its dice, which the end of every game
-reveals; centralised training, decentralised play), fitted to the payoffs; the critic
-the updates use is then fitted to its values at the other player's actual dice over
-every legal action (:class:`Critics`).  Measured on the wild 6-face game (30 minutes,
-seed 0, the ``--average`` settings below): the average network ended at 0.0705 (best
-0.0678) against 0.0785 (best 0.0643) without it, 25 % fewer updates in the time; the
-iterate stayed at 0.20-0.36 over the second half.  Removing the noise of the hidden die
-and of the rest of the game from the critic's targets did not move the iterate: its
-error is not mainly the critic's variance.
+Central critic (``--central-critic``, either method): a second critic ``Q(s, o, a)`` also sees the
+other player's observation ``o`` (its dice, which the end of every game reveals; centralised
+training, decentralised play), fitted to the payoffs; the critic the updates use is then fitted to
+its values at the other player's actual dice over every legal action
+(:class:`~dice_envs.agents.liars_dice.play.Critics`). Measured on the wild 6-face game (30 minutes,
+seed 0, the ``--average`` settings below): the average network ended at 0.0705 (best 0.0678) against
+0.0785 (best 0.0643) without it, 25 % fewer updates in the time; the iterate stayed at 0.20-0.36
+over the second half. Removing the noise of the hidden die and of the rest of the game from the
+critic's targets did not move the iterate: its error is not mainly the critic's variance.
 
-Schedules over the budget (:func:`scheduled`): ``--lr-floor`` decays every learning
-rate by the cosine to that fraction of its start, ``--alpha-final`` decays ``alpha``
-geometrically (the regularised equilibrium's exploitability falls with ``alpha``:
-0.031 at 0.05, 0.010 at 0.02).  Measured (wild, 30 minutes, seed 0): ``--alpha-final``
-0.03 with ``--lr-floor`` 0.1 ended worse, 0.098 (best 0.058 at 20 minutes), the iterate
-rising to 0.4-0.8 as ``alpha`` fell: from samples the smaller ``alpha`` destabilises the
-iterate before the average gains from it.  Without the wild face (same settings, seed 0) it
-helped: final 0.0275 and best 0.0233 against 0.035 and 0.031; with ``--alpha-final`` 0.02 the
-best was 0.0203 (20.5 minutes) and the final 0.037, the iterate swinging (0.03-0.24) once
-``alpha`` fell below about 0.04.
+Schedules over the budget (:func:`~dice_envs.agents.liars_dice.play.scheduled`): ``--lr-floor``
+decays every learning rate by the cosine to that fraction of its start, ``--alpha-final`` decays
+``alpha`` geometrically (the regularised equilibrium's exploitability falls with ``alpha``: 0.031 at
+0.05, 0.010 at 0.02). Measured (wild, 30 minutes, seed 0): ``--alpha-final`` 0.03 with
+``--lr-floor`` 0.1 ended worse, 0.098 (best 0.058 at 20 minutes), the iterate rising to 0.4-0.8 as
+``alpha`` fell: from samples the smaller ``alpha`` destabilises the iterate before the average gains
+from it. Without the wild face (same settings, seed 0) it helped: final 0.0275 and best 0.0233
+against 0.035 and 0.031; with ``--alpha-final`` 0.02 the best was 0.0203 (20.5 minutes) and the
+final 0.037, the iterate swinging (0.03-0.24) once ``alpha`` fell below about 0.04.
 
 Average policy (``--average``, either method): a second network of the same shape
 learns the time average of the played policies, as NFSP's average network does
@@ -194,9 +192,10 @@ full tree; the learner never sees it.  A "step" in the outputs is one agent step
 decision, of either seat, in a sampled game; ``steps_per_second`` counts them over the
 wall-clock time of this process (evaluations included).
 
-Where the tree does not fit in memory, the scoring is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`,
-minutes: 544 s for a 2x256 MLP at two six-sided dice each): there is no first evaluation (the first is
-at ``--eval-every``, or at the end), the values against the equilibrium are None, and the scoring time
+Where the tree does not fit in memory, the scoring is streamed
+(:class:`dice_envs.agents.liars_dice.training.StreamedScorer`, minutes: 544 s for a 2x256 MLP at
+two six-sided dice each): there is no first evaluation (the first is at ``--eval-every``, or at
+the end), the values against the equilibrium are None, and the scoring time
 is not counted in ``--minutes``.  ESCHER's current policy (regret matching on the regret network) is
 then scored only with ``--score-current`` (``current_exploitability`` is None without it): on two
 dice each its two 2x512 networks take about an hour on one thread.  A finished run rerun with
@@ -216,23 +215,23 @@ last line of stdout is one JSON object: ``method``, ``exploitability`` (final),
 ``steps``, ``updates``, ``minutes``,
 ``steps_per_second``, the CFR+ reference, the curve and the options.
 
-Checkpoint (``checkpoint.pt``, format 1; see :mod:`dice_envs.agents.liars_dice.training`):
-``net``, ``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet``, (``--central-critic``)
-``central`` and ``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and
-``average_buffer`` (its rows) state dicts, or (``mccfr``) ``tables`` (``regret``, ``average``,
-``iterations``; :class:`CFRTables`), or (``escher``) ``escher`` (the three networks, their
-optimisers, both reservoirs and the iteration count; :meth:`dice_envs.agents.liars_dice.escher.Escher.state_dict`), and
-the JSON ``state`` (``steps``, ``updates``, ``elapsed``, ``history``, ``args``, ``rng``:
-Python's, numpy's and torch's generators and the generator that rolls the dice and
-samples the actions).  Every update starts fresh games, so nothing else is needed:
-resuming is exact (an interrupted run, resumed, gives the same curve and networks as an
-uninterrupted one with the same options, on the same ``--threads``).  Ctrl-C or SIGTERM
-finish the update in progress, save the checkpoint (not evaluated) and exit with code
-130; the report is the last evaluation's (a streamed run stopped before its one evaluation
-reports ``None`` scores and an empty curve).  On resume ``--minutes``, ``--steps``,
-``--eval-every``, ``--threads``, ``--plot``, ``--quiet``, ``--score-current`` and ``--run-dir`` may change; any
-other option that differs is refused with the option, both values and what to do.  A
-finished run that is rerun prints its report.
+Checkpoint (``checkpoint.pt``, format 1; see :mod:`dice_envs.agents.liars_dice.training`): ``net``,
+``critic``, ``opt``, ``opt_critic``, (``mmd``) ``magnet``, (``--central-critic``) ``central`` and
+``opt_central``, and (``--average``) ``average_net``, ``opt_average`` and ``average_buffer`` (its
+rows) state dicts, or (``mccfr``) ``tables`` (``regret``, ``average``, ``iterations``;
+:class:`~dice_envs.agents.liars_dice.play.CFRTables`), or (``escher``) ``escher`` (the three
+networks, their optimisers, both reservoirs and the iteration count;
+:meth:`dice_envs.agents.liars_dice.escher.Escher.state_dict`), and the JSON ``state`` (``steps``,
+``updates``, ``elapsed``, ``history``, ``args``, ``rng``: Python's, numpy's and torch's generators
+and the generator that rolls the dice and samples the actions). Every update starts fresh games, so
+nothing else is needed: resuming is exact (an interrupted run, resumed, gives the same curve and
+networks as an uninterrupted one with the same options, on the same ``--threads``). Ctrl-C or
+SIGTERM finish the update in progress, save the checkpoint (not evaluated) and exit with code 130;
+the report is the last evaluation's (a streamed run stopped before its one evaluation reports
+``None`` scores and an empty curve). On resume ``--minutes``, ``--steps``, ``--eval-every``,
+``--threads``, ``--plot``, ``--quiet``, ``--score-current`` and ``--run-dir`` may change; any other
+option that differs is refused with the option, both values and what to do. A finished run that is
+rerun prints its report.
 
 Options are checked first (``ValueError`` naming the option; exit code 2): ``--method``
 ``ppo``, ``mmd``, ``mccfr`` or ``escher``, ``--dice`` one or two counts from 1 to 5, ``--wild`` a rule,
@@ -269,12 +268,20 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
-from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Escher, EscherSettings, Reservoir
-from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs
+from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Reservoir
+from dice_envs.agents.liars_dice.play import (
+    UPDATES,
+    Critics,
+    average_update,
+    new_modules,
+    play,
+    scheduled,
+    set_learning_rate,
+    tensor_names,
+)
 from dice_envs.agents.liars_dice.streamed import fits_in_memory
 from dice_envs.agents.liars_dice.training import (
     SignalStop,
@@ -298,7 +305,6 @@ from dice_envs.agents.learn.runs import (
     budget_spent,
     check_args,
     check_fields,
-    cosine_decay,
     damaged,
     jsonable,
     layer_sizes,
@@ -525,418 +531,7 @@ def game_of(args: Args):
         raise ValueError(f"--faces / --dice: {err}") from None
 
 
-# -- sampled self-play --------------------------------------------------------------------------
-
-
-class Rollout(NamedTuple):
-    """The decisions of a batch of finished games, one row each, as torch tensors."""
-
-    obs: object  # (n, obs_dim) float32: the mover's observation
-    mask: object  # (n, A) bool: legal actions
-    action: object  # (n,) int64
-    log_prob: object  # (n,) float32: log pi(action) under the policy that played
-    ret: object  # (n,) float32: the payoff the mover got at the end of the game
-    weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
-    policy: object  # (n, A) float32: the policy network's probabilities at the decision
-    own_reach: object  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
-    # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
-    other_obs: object
-    posterior_weight: object  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
-
-
-def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0,
-         other: bool = False) -> Rollout:
-    """Play every game of ``batch`` from a fresh deal to the end, every seat choosing
-    by ``net`` (actions drawn with ``rng``); returns all decisions with their payoffs.
-
-    With ``explore`` > 0, in each game the first decision at which a coin with that
-    probability comes up (if any) is made uniformly at random among the legal actions:
-    one exploratory deviation per game, so the states and actions the policy avoids are
-    still played, and every later decision is on-policy.  ``weight`` says how much each
-    payoff tells about the policy's action value: 0 before the deviation (a uniform move
-    follows), 1 for the deviating player's own decisions from it on, and for the other
-    player's later decisions the importance ratio ``pi(a) / uniform(a)`` of the deviation
-    (capped at 1): the deviation does not depend on the deviator's die, so unweighted its
-    games would teach the other player that such bids are random bluffs, while the
-    policy's own bids (which the exploitability judges) carry information.
-
-    ``policy`` holds the network's probabilities at every decision (before a deviation
-    replaces them); ``own_reach`` is False at the decisions of a player after its own
-    deviation, which its policy would have reached less often (``--average`` learns only
-    from the others).  With ``other``, ``other_obs`` is the other player's observation at
-    the decision (what ``--central-critic`` sees, the dice revealed at the end; else
-    None); ``posterior_weight`` is
-    1 where the other player's dice are drawn as the policy's own play implies (every
-    decision but the other player's after a deviation) and the deviation's capped ratio
-    there, as ``weight``."""
-    import torch
-
-    from dice_envs.envs.batched import categorical
-
-    batch.reset(rng)
-    n = batch.num_envs
-    payoff = np.zeros((n, batch.num_players), np.float32)
-    explored_at = np.full(n, np.iinfo(np.int64).max)  # the decision number of each game's deviation
-    deviator = np.full(n, -1)
-    ratio = np.ones(n)  # pi(a) / uniform(a) of each game's deviation
-    parts = []
-    depth = 0
-    while True:
-        idx = np.flatnonzero(~batch.done)
-        if not len(idx):
-            break
-        obs = batch.observe_mover(where=idx)
-        mask = batch.action_mask(where=idx).astype(bool)
-        mover = batch.current_player(where=idx)
-        other_obs = batch.observe(1 - mover, where=idx) if other else np.zeros((len(idx), 0), np.float32)
-        with torch.no_grad():
-            lp = masked_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
-        p = np.exp(lp.astype(np.float64)) * mask
-        policy = p.astype(np.float32)
-        if explore > 0:
-            deviate = (rng.random(len(idx)) < explore) & (explored_at[idx] > depth)
-            explored_at[idx[deviate]] = depth
-            deviator[idx[deviate]] = mover[deviate]
-            pi = p[deviate]
-            mu = np.exp(sharpness * lp[deviate].astype(np.float64)) * mask[deviate]
-            mu /= mu.sum(1, keepdims=True)
-            p[deviate] = mu
-        cum = np.cumsum(p, axis=1)
-        cum /= cum[:, -1:]
-        action = categorical(rng.random(len(idx)), cum)
-        if explore > 0:
-            rows = np.arange(len(mu))
-            ratio[idx[deviate]] = pi[rows, action[deviate]] / mu[rows, action[deviate]]
-        rewards, _ = batch.step(action, rng, where=idx)
-        payoff[idx] += rewards
-        parts.append((obs, mask, action, lp[np.arange(len(idx)), action], idx, mover, np.full(len(idx), depth),
-                      policy, other_obs))
-        depth += 1
-    obs, mask, action, log_prob, game, mover, when, policy, other_obs = (np.concatenate(p) for p in zip(*parts))
-    capped = np.minimum(ratio[game], 1.0)
-    weight = np.where(when < explored_at[game], 0.0, np.where(mover == deviator[game], 1.0, capped))
-    weight[explored_at[game] == np.iinfo(np.int64).max] = 1.0
-    posterior_weight = np.where((when > explored_at[game]) & (mover != deviator[game]), capped, 1.0)
-    own_reach = (mover != deviator[game]) | (when <= explored_at[game])
-    return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
-                   torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
-                   torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(policy),
-                   torch.from_numpy(own_reach), torch.from_numpy(other_obs) if other else None,
-                   torch.from_numpy(posterior_weight.astype(np.float32)))
-
-
-def minibatches(n: int, size: int, epochs: int):
-    """Index tensors: ``epochs`` shuffled passes (torch's generator) over ``n`` rows."""
-    import torch
-
-    for _ in range(epochs):
-        perm = torch.randperm(n)
-        yield from perm.split(size)
-
-
-def fit_critic(args: Args, critic, opt, ro: Rollout, weight=None, central: bool = False) -> float:
-    """Regress ``Q(s, a_taken)`` (``central``: ``Q(s, other's observation, a_taken)``) on
-    the sampled payoffs, MSE weighted by ``weight`` (default ``ro.weight``; rows of weight
-    0 left out); returns the last loss."""
-    import torch
-
-    weight = ro.weight if weight is None else weight
-    loss = torch.zeros(())
-    rows = (weight > 0).nonzero()[:, 0]
-    for mb in minibatches(len(rows), args.minibatch, args.epochs):
-        mb = rows[mb]
-        q = critic(ro.obs[mb], *((ro.other_obs[mb],) if central else ())).gather(1, ro.action[mb, None])[:, 0]
-        w = weight[mb]
-        loss = (w * (q - ro.ret[mb]) ** 2).sum() / w.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return float(loss.detach())
-
-
-def fit_critic_to(args: Args, critic, opt, ro: Rollout, target) -> float:
-    """Regress ``Q(s, a)`` on ``target`` (``(n, A)``) over every legal action, each
-    decision weighted by ``ro.posterior_weight``; returns the last loss."""
-    loss = None
-    legal = ro.mask.float()
-    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
-        err = ((critic(ro.obs[mb]) - target[mb]) ** 2 * legal[mb]).sum(-1) / legal[mb].sum(-1)
-        w = ro.posterior_weight[mb]
-        loss = (w * err).sum() / w.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return float(loss.detach())
-
-
-def legal_values(critic, ro: Rollout, central: bool = False):
-    """The critic's action values at every decision, 0 on illegal actions."""
-    import torch
-
-    with torch.no_grad():
-        return critic(ro.obs, *((ro.other_obs,) if central else ())).masked_fill(~ro.mask, 0.0)
-
-
-class Critics:
-    """The action values the updates use: ``critic``, ``Q(s, a)`` on the mover's
-    observation, and with ``--central-critic`` ``central``, ``Q(s, o, a)`` that also sees
-    the other player's observation ``o`` (its dice, revealed once the game is over).
-
-    Without ``central`` the critic is fitted to the payoffs of the actions taken.  With
-    it, ``central`` is fitted to those payoffs (every decision from a game's deviation on
-    is followed by on-policy play, so all count, with weight 1), and the critic to
-    ``central``'s values at the other's actual dice, over every legal action: since those
-    dice follow the posterior the policy implies (``ro.posterior_weight``), the fit's
-    minimum is the action value of the information state, learned for every legal action
-    at once and without the noise of the rest of the game."""
-
-    def __init__(self, critic, opt, central=None, opt_central=None):
-        self.critic, self.opt, self.central, self.opt_central = critic, opt, central, opt_central
-
-    def values(self, ro: Rollout):
-        """``Q(s, a)`` at every decision of ``ro``, 0 on illegal actions."""
-        return legal_values(self.critic, ro)
-
-    def fit(self, args: Args, ro: Rollout) -> dict:
-        """Fit to the batch; returns the last losses by name."""
-        if self.central is None:
-            return {"critic_loss": fit_critic(args, self.critic, self.opt, ro)}
-        central_loss = fit_critic(args, self.central, self.opt_central, ro, (ro.weight > 0).float(), central=True)
-        target = legal_values(self.central, ro, central=True)
-        return {"critic_loss": fit_critic_to(args, self.critic, self.opt, ro, target),
-                "central_critic_loss": central_loss}
-
-
-def ppo_update(args: Args, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
-    """One PPO update on the batch (clipped ratio, entropy bonus), then the critic."""
-    import torch
-
-    with torch.no_grad():
-        p_old = masked_log_probs(net, ro.obs, ro.mask).exp()
-    adv = ro.ret - (p_old * critics.values(ro)).sum(-1)
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
-        lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
-        ratio = (lp.gather(1, ro.action[mb, None])[:, 0] - ro.log_prob[mb]).exp()
-        a = adv[mb]
-        pg = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
-        ent = -(lp.exp() * lp).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
-        loss = pg - args.entropy * ent
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return {"policy_loss": float(pg.detach()), "entropy": float(ent.detach()), **critics.fit(args, ro)}
-
-
-def mmd_update(args: Args, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
-    """One MMD step with sampled returns: fit the critics, take the closed-form step at
-    every decision of the batch, fit the policy network to it (:func:`mmd_fit`)."""
-    q_prev = critics.values(ro)
-    losses = critics.fit(args, ro)
-    return {"fit_kl": mmd_fit(args, net, opt, magnet, ro, critics.values(ro), q_prev), **losses}
-
-
-def mmd_fit(args: Args, net, opt, magnet, ro: Rollout, q, q_prev) -> float:
-    """The closed-form MMD step at every decision of the batch on the action values
-    ``q`` (``(n, A)``, optimistic with ``q_prev``), and the policy network fitted to it
-    (KL(target || network)); returns the last loss."""
-    import torch
-
-    q_hat = q + args.optimism * (q - q_prev)
-    a_eta = args.alpha * args.eta
-    with torch.no_grad():
-        lp_old = masked_log_probs(net, ro.obs, ro.mask).masked_fill(~ro.mask, 0.0)
-        lp_mag = masked_log_probs(magnet, ro.obs, ro.mask).masked_fill(~ro.mask, 0.0)
-        logits = (lp_old + a_eta * lp_mag + args.eta * q_hat) / (1.0 + a_eta)
-        target = torch.log_softmax(logits.masked_fill(~ro.mask, -1e9), dim=-1)
-        target_p = target.exp()
-    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
-        lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
-        loss = masked_kl(target_p[mb], target[mb], lp, ro.mask[mb]).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return float(loss.detach())
-
-
-UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
-
-
-def scheduled(args: Args, done: float) -> Args:
-    """The options of the update at ``done`` (0 to 1) of the budget
-    (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
-    by the cosine from its start to ``--lr-floor`` times it, and ``alpha`` geometrically
-    from ``--alpha`` to ``--alpha-final`` (when that is positive); the rest as given."""
-    lr_scale = cosine_decay(1.0, args.lr_floor, done)
-    alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
-    return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
-                               critic_learning_rate=args.critic_learning_rate * lr_scale,
-                               average_learning_rate=args.average_learning_rate * lr_scale)
-
-
-def set_learning_rate(opt, rate: float) -> None:
-    """Set an Adam optimiser's rate (every parameter group) for the next steps."""
-    for group in opt.param_groups:
-        group["lr"] = rate
-
-
-# -- the average policy (--average) ---------------------------------------------------------------
-
-
-class AverageBuffer:
-    """The decisions the average-policy network learns from: observation, legal actions
-    and the probabilities the policy network played there, ``capacity`` rows first in,
-    first out (so the network fits the average of the recent policies, each decision
-    weighted by how often play reached it, as NFSP's average network does).  Stored
-    compactly (observations and probabilities as float16); :meth:`state_dict` /
-    :meth:`load_state_dict` put the filled rows in a checkpoint and back."""
-
-    def __init__(self, capacity: int, obs_dim: int, num_actions: int):
-        import torch
-
-        self.capacity = capacity
-        self.obs = torch.zeros((capacity, obs_dim), dtype=torch.float16)
-        self.mask = torch.zeros((capacity, num_actions), dtype=torch.bool)
-        self.policy = torch.zeros((capacity, num_actions), dtype=torch.float16)
-        self.size = 0
-        self.next = 0
-
-    def add(self, obs, mask, policy) -> None:
-        """Append rows, overwriting the oldest once full."""
-        n = min(len(obs), self.capacity)
-        obs, mask, policy = obs[-n:], mask[-n:], policy[-n:]
-        first = min(n, self.capacity - self.next)
-        for lo, hi, at in ((0, first, self.next), (first, n, 0)):
-            self.obs[at:at + hi - lo] = obs[lo:hi]
-            self.mask[at:at + hi - lo] = mask[lo:hi]
-            self.policy[at:at + hi - lo] = policy[lo:hi]
-        self.next = (self.next + n) % self.capacity
-        self.size = min(self.size + n, self.capacity)
-
-    def sample(self, n: int, linear: bool = True) -> tuple:
-        """``n`` rows drawn with torch's generator, with chances that grow linearly from the
-        oldest row kept to the newest (``linear``, as CFR+ weights its average) or are
-        equal; returns observations, masks and the played probabilities renormalised over
-        the legal actions, as float32."""
-        import torch
-
-        u = torch.rand(n)
-        age_rank = (self.size * (u.sqrt() if linear else u)).long().clamp_max(self.size - 1)  # 0: the oldest
-        rows = (self.next - self.size + age_rank) % self.capacity if self.size == self.capacity else age_rank
-        policy = self.policy[rows].float() * self.mask[rows]
-        return self.obs[rows].float(), self.mask[rows], policy / policy.sum(1, keepdim=True).clamp_min(1e-12)
-
-    def state_dict(self) -> dict:
-        import torch
-
-        return {"obs": self.obs[:self.size].clone(), "mask": self.mask[:self.size].clone(),
-                "policy": self.policy[:self.size].clone(), "next": torch.tensor(self.next)}
-
-    def load_state_dict(self, state: dict) -> None:
-        size = len(state["obs"])
-        nxt = int(state["next"])
-        # Filled in order from row 0 until full, so: not full, the next row is the size; full, any row.
-        fits = nxt == size < self.capacity or (size == self.capacity and 0 <= nxt < size)
-        if not fits or not len(state["mask"]) == len(state["policy"]) == size:
-            raise ValueError(f"an average buffer of {size} rows (next {nxt}) does not fit capacity {self.capacity}")
-        self.obs[:size] = state["obs"]
-        self.mask[:size] = state["mask"]
-        self.policy[:size] = state["policy"]
-        self.size, self.next = size, nxt
-        if not bool(self.policy[:size].float().isfinite().all()):
-            raise ValueError("non-finite probabilities in the average buffer")
-
-
-def average_update(args: Args, avg_net, opt, buffer: AverageBuffer, ro: Rollout) -> float:
-    """Add ``--average-rows`` of the batch's decisions reached by their mover's own policy
-    to the buffer, then take ``--average-steps`` Adam steps of cross-entropy between the
-    played probabilities and the average network on buffer minibatches; returns the
-    last loss."""
-    import torch
-
-    rows = ro.own_reach.nonzero()[:, 0]
-    rows = rows[torch.randperm(len(rows))[:args.average_rows]]
-    buffer.add(ro.obs[rows], ro.mask[rows], ro.policy[rows])
-    loss = torch.zeros(())
-    for _ in range(args.average_steps):
-        obs, mask, target = buffer.sample(args.minibatch, linear=args.average_weighting == "linear")
-        lp = masked_log_probs(avg_net, obs, mask)
-        loss = -(target * lp).masked_fill(~mask, 0.0).sum(-1).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return float(loss.detach())
-
-
 # -- training -------------------------------------------------------------------------------
-
-
-class CFRTables:
-    """:class:`~dice_envs.agents.liars_dice.mccfr.OutcomeSamplingCFR` (``--method mccfr``)
-    as a checkpoint entry: its tables as torch tensors (what ``torch.load(weights_only=True)``
-    reads back), validated on load."""
-
-    def __init__(self, cfr):
-        self.cfr = cfr
-
-    def state_dict(self) -> dict:
-        import torch
-
-        return {name: torch.from_numpy(np.asarray(value)) for name, value in self.cfr.state_dict().items()}
-
-    def load_state_dict(self, state: dict) -> None:
-        self.cfr.load_state_dict({name: value.numpy() for name, value in state.items()})
-
-
-def tensor_names(args: Args) -> tuple:
-    if args.method == "mccfr":
-        return ("tables",)
-    if args.method == "escher":
-        return ("escher",)
-    return (("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
-            + (("central", "opt_central") if args.central_critic else ())
-            + (("average_net", "opt_average", "average_buffer") if args.average else ()))
-
-
-def new_modules(args: Args, game, states) -> dict:
-    """The networks, optimisers and (``--average``) buffer of a new run, by checkpoint
-    name: the policy network starts at the uniform policy, the magnet and the average
-    network as copies of it (torch's generator draws the initial weights).  For
-    ``--method mccfr``, the tables (:class:`CFRTables`) over ``states`` instead; for ``--method
-    escher``, the learner (:class:`~dice_envs.agents.liars_dice.escher.Escher`)."""
-    import torch
-
-    if args.method == "mccfr":
-        from dice_envs.agents.liars_dice.mccfr import OutcomeSamplingCFR
-
-        return {"tables": CFRTables(OutcomeSamplingCFR(states, args.explore, args.regret_discount))}
-    if args.method == "escher":
-        settings = EscherSettings(
-            games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
-            average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
-            regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
-            buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
-            merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
-            regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor,
-            predictive_plus=args.predictive_plus, average_ema=args.average_ema, bfloat16=args.bfloat16)
-        return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
-
-    net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
-    critic = build_network(game.config(), args.critic_hidden)
-    magnet = build_network(game.config(), args.hidden)
-    magnet.load_state_dict(net.state_dict())
-    avg_net = build_network(game.config(), args.hidden)
-    avg_net.load_state_dict(net.state_dict())
-    central = build_network(game.config(), args.critic_hidden, extra_inputs=game.observation_shape[0]) \
-        if args.central_critic else None
-    return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net, "central": central,
-            "opt": torch.optim.Adam(net.parameters(), lr=args.learning_rate),
-            "opt_critic": torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate),
-            "opt_central": torch.optim.Adam(central.parameters(), lr=args.critic_learning_rate)
-            if args.central_critic else None,
-            "opt_average": torch.optim.Adam(avg_net.parameters(), lr=args.average_learning_rate),
-            "average_buffer": AverageBuffer(args.average_buffer, game.observation_shape[0], game.num_actions)
-            if args.average else None}
 
 
 def train(args: Args) -> dict:

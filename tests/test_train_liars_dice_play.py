@@ -23,6 +23,8 @@ import numpy as np
 import pytest
 from checkpoint_kills import Killed, kill_after_checkpoints
 
+from dice_envs.agents.liars_dice import play as learners
+
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,7 +141,7 @@ def test_exploration_bookkeeping(lp):
     game = LiarsDiceGame(faces=3)
     net = build_network(game.config(), "8", zero_output=True)
     batch = LiarsDiceBatch(64, game=game)
-    ro = lp.play(batch, net, np.random.default_rng(0), explore=1.0)
+    ro = learners.play(batch, net, np.random.default_rng(0), explore=1.0)
     assert torch.allclose(ro.weight, torch.ones_like(ro.weight), atol=1e-6)
     assert bool(ro.mask[torch.arange(len(ro.action)), ro.action].all())
     assert set(ro.ret.tolist()) <= {-1.0, 1.0}
@@ -148,13 +150,13 @@ def test_exploration_bookkeeping(lp):
     assert torch.equal(first, -second)
     torch.manual_seed(0)
     sharp = build_network(game.config(), "8")  # a non-uniform policy: ratios below 1 for the other player
-    ro = lp.play(batch, sharp, np.random.default_rng(1), explore=0.5)
+    ro = learners.play(batch, sharp, np.random.default_rng(1), explore=0.5)
     assert float(ro.weight.min()) >= 0 and float(ro.weight.max()) <= 1
     assert bool((ro.weight == 0).any()) and bool(((ro.weight > 0) & (ro.weight < 1)).any())
-    plain = lp.play(batch, sharp, np.random.default_rng(1))
+    plain = learners.play(batch, sharp, np.random.default_rng(1))
     assert torch.equal(plain.weight, torch.ones_like(plain.weight))
     # A deviation drawn from the policy itself (sharpness 1) has ratio 1: every weight is 1.
-    same = lp.play(batch, sharp, np.random.default_rng(2), explore=1.0, sharpness=1.0)
+    same = learners.play(batch, sharp, np.random.default_rng(2), explore=1.0, sharpness=1.0)
     assert torch.allclose(same.weight, torch.ones_like(same.weight), atol=1e-5)
 
 
@@ -169,7 +171,7 @@ def test_the_other_players_observation_and_posterior_weights(lp):
     game = LiarsDiceGame(faces=3)
     torch.manual_seed(0)
     net = build_network(game.config(), "8")
-    ro = lp.play(LiarsDiceBatch(256, game=game), net, np.random.default_rng(1), explore=0.5, other=True)
+    ro = learners.play(LiarsDiceBatch(256, game=game), net, np.random.default_rng(1), explore=0.5, other=True)
     seats, faces = game.num_players, game.faces
     assert torch.equal(ro.obs[:, :seats], 1 - ro.other_obs[:, :seats])  # the other seat
     assert torch.equal(ro.obs[:, seats + faces:], ro.other_obs[:, seats + faces:])  # the same public history
@@ -178,7 +180,7 @@ def test_the_other_players_observation_and_posterior_weights(lp):
     assert bool(before.any()) and torch.equal(ro.posterior_weight[before], torch.ones(int(before.sum())))
     below = ro.posterior_weight < 1
     assert bool(below.any()) and torch.equal(ro.posterior_weight[below], ro.weight[below])
-    plain = lp.play(LiarsDiceBatch(64, game=game), net, np.random.default_rng(1))
+    plain = learners.play(LiarsDiceBatch(64, game=game), net, np.random.default_rng(1))
     assert torch.equal(plain.posterior_weight, torch.ones_like(plain.posterior_weight))
     assert plain.other_obs is None  # gathered only when asked for (``--central-critic``)
 
@@ -191,11 +193,11 @@ def test_the_critic_fitted_to_the_central_critic_learns_the_posterior_mean(lp):
     opt = torch.optim.Adam(critic.parameters(), lr=0.05)
     obs = torch.tensor([[1.0, 0.0, 1.0]] * 2)
     target = torch.tensor([[1.0, -1.0], [-1.0, 0.5]])
-    ro = lp.Rollout(obs=obs, mask=torch.ones(2, 2, dtype=torch.bool), action=None, log_prob=None,
-                    ret=torch.zeros(2), weight=None, policy=None, own_reach=None, other_obs=None,
-                    posterior_weight=torch.tensor([3.0, 1.0]))
+    ro = learners.Rollout(obs=obs, mask=torch.ones(2, 2, dtype=torch.bool), action=None, log_prob=None,
+                          ret=torch.zeros(2), weight=None, policy=None, own_reach=None, other_obs=None,
+                          posterior_weight=torch.tensor([3.0, 1.0]))
     for _ in range(500):
-        lp.fit_critic_to(args, critic, opt, ro, target)
+        learners.fit_critic_to(args, critic, opt, ro, target)
     assert critic(obs[:1]).detach()[0].tolist() == pytest.approx([0.5, -0.625], abs=1e-3)
 
 
@@ -510,25 +512,25 @@ def test_schedules_follow_the_budget(lp):
     args = lp.Args(alpha=0.1, alpha_final=0.025, lr_floor=0.1, learning_rate=1e-3, critic_learning_rate=2e-3,
                    average_learning_rate=4e-3)
     rates = ("learning_rate", "critic_learning_rate", "average_learning_rate")
-    start, middle, end = (lp.scheduled(args, done) for done in (0.0, 0.5, 1.0))
+    start, middle, end = (learners.scheduled(args, done) for done in (0.0, 0.5, 1.0))
     assert start == args
     assert middle.alpha == pytest.approx(0.05) and end.alpha == pytest.approx(0.025)
     for rate in rates:
         assert getattr(middle, rate) == pytest.approx(0.55 * getattr(args, rate))
         assert getattr(end, rate) == pytest.approx(0.1 * getattr(args, rate))
     constant = lp.Args()
-    assert all(lp.scheduled(constant, done) == constant for done in (0.0, 0.3, 1.0))
+    assert all(learners.scheduled(constant, done) == constant for done in (0.0, 0.3, 1.0))
 
 
 def test_average_buffer_keeps_the_newest_rows_and_round_trips(lp):
     """First in, first out over a wrap-around; the checkpoint's state dict restores it."""
-    buffer = lp.AverageBuffer(5, obs_dim=2, num_actions=3)
+    buffer = learners.AverageBuffer(5, obs_dim=2, num_actions=3)
     for start in (0, 3, 6):  # rows 0..8, one per value; the last 5 stay
         rows = torch.arange(start, start + 3, dtype=torch.float32)
         buffer.add(torch.stack([rows, rows], 1), torch.ones((3, 3), dtype=torch.bool),
                    torch.full((3, 3), 1 / 3))
     assert buffer.size == 5 and sorted(buffer.obs[:, 0].tolist()) == [4, 5, 6, 7, 8]
-    copy = lp.AverageBuffer(5, obs_dim=2, num_actions=3)
+    copy = learners.AverageBuffer(5, obs_dim=2, num_actions=3)
     copy.load_state_dict(buffer.state_dict())
     assert torch.equal(copy.obs, buffer.obs) and (copy.size, copy.next) == (buffer.size, buffer.next)
     obs, mask, target = copy.sample(64)
@@ -539,7 +541,7 @@ def test_average_buffer_keeps_the_newest_rows_and_round_trips(lp):
     drawn = torch.bincount(copy.sample(50000, linear=False)[0][:, 0].long() - 4, minlength=5) / 50000
     assert torch.allclose(drawn, torch.full((5,), 0.2), atol=0.01)
     with pytest.raises(ValueError, match="does not fit capacity 2"):
-        lp.AverageBuffer(2, obs_dim=2, num_actions=3).load_state_dict(buffer.state_dict())
+        learners.AverageBuffer(2, obs_dim=2, num_actions=3).load_state_dict(buffer.state_dict())
 
 
 def test_average_rows_are_those_the_mover_reached_on_policy(lp):
@@ -553,7 +555,7 @@ def test_average_rows_are_those_the_mover_reached_on_policy(lp):
     torch.manual_seed(0)
     net = build_network(game.config(), "8")
     batch = LiarsDiceBatch(256, game=game)
-    ro = lp.play(batch, net, np.random.default_rng(0), explore=1.0)  # every game deviates at its first decision
+    ro = learners.play(batch, net, np.random.default_rng(0), explore=1.0)  # every game deviates at its first decision
     first = torch.zeros(len(ro.ret), dtype=torch.bool)
     first[:256] = True
     second = torch.zeros_like(first)

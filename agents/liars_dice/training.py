@@ -214,7 +214,8 @@ class ExactScorer:
 class StreamedScorer:
     """Exact scores of a network's policy for a game whose public tree does not fit in memory (two
     dice each): the exploitability streamed over the tree in blocks
-    (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).  No equilibrium is compared with: the values against it are None."""
+    (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).  No equilibrium is compared
+    with: the values against it are None."""
 
     cfr_exploitability = None
 
