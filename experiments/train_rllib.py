@@ -9,8 +9,8 @@ value against the CFR+ equilibrium for Liar's Dice (its probabilities: a mixed s
 is the goal), the Difference against optimal play for AYZD (its greedy decisions).
 
 It runs on a local Ray instance by default; killed with ``kill -9``, it leaves none of Ray's
-processes behind (``experiments/process_reaper.py``).  Across machines: start a cluster, ``ray start
---head`` on one machine and ``ray start --address HEAD_IP:6379`` on the others (each with
+processes behind (:mod:`dice_envs.agents.learn.process_reaper`).  Across machines: start a
+cluster, ``ray start --head`` on one machine and ``ray start --address HEAD_IP:6379`` on the others (each with
 this project installed, ``pip install 'dice-envs[rllib]'``), then run this script on the
 head with ``--address auto`` and as many ``--env-runners`` as the cluster has CPUs to spare.
 
@@ -34,8 +34,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import process_reaper  # this folder's watchdog (the script's folder is on sys.path)
 from dice_envs.agents.evaluate.rllib_models import DESCRIPTION
+from dice_envs.agents.learn import process_reaper
 from dice_envs.agents.learn.runs import (
     args_from_dataclass,
     atomic_write_text,

@@ -1,4 +1,4 @@
-"""A trainer killed with -9 leaves no process behind (experiments/process_reaper.py)."""
+"""A trainer killed with -9 leaves no process behind (dice_envs.agents.learn.process_reaper)."""
 
 import os
 import signal
@@ -6,13 +6,10 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
-from experiments import process_reaper
-
-ROOT = Path(__file__).resolve().parent.parent
+from dice_envs.agents.learn import process_reaper
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watchdog reads /proc")
 
@@ -40,8 +37,7 @@ def running(pid: int) -> bool:
 
 def kill_trainer(start: str):
     """Run the trainer, kill it with -9 once its descendants exist; return their pids."""
-    trainer = subprocess.Popen([sys.executable, "-c", TRAINER.format(start=start)], stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})  # it imports experiments.process_reaper
+    trainer = subprocess.Popen([sys.executable, "-c", TRAINER.format(start=start)], stdout=subprocess.PIPE, text=True)
     pids = [int(p) for p in trainer.stdout.readline().split()]
     time.sleep(3 * process_reaper.POLL_SECONDS)  # the watchdog's look after they started
     trainer.send_signal(signal.SIGKILL)
@@ -50,7 +46,7 @@ def kill_trainer(start: str):
 
 
 def test_descendants_of_a_killed_trainer_are_ended():
-    pids = kill_trainer("from experiments import process_reaper; process_reaper.start()")
+    pids = kill_trainer("from dice_envs.agents.learn import process_reaper; process_reaper.start()")
     deadline = time.monotonic() + 10
     while any(running(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)

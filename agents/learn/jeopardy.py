@@ -114,7 +114,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -137,7 +137,8 @@ from dice_envs.agents.learn.runs import (
 )
 
 ACTIVATIONS = ("relu", "tanh")
-HOLD, ROLL = 0, 1  # the action ids of every jeopardy game (dice_envs.games.zombie_dice.rules, dice_envs.games.pig.rules)
+#: the action ids of every jeopardy game (dice_envs.games.zombie_dice.rules, dice_envs.games.pig.rules)
+HOLD, ROLL = 0, 1
 FORMAT = 2  # the checkpoint format written and read (state.json "format")
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "snapshot_every", "eval_start", "threads", "plot", "quiet")
@@ -408,10 +409,10 @@ class PoolOpponent:
     def __init__(self, pool: Pool, num_envs: int, whole_turns: bool = True):
         self.pool = pool
         self.num_envs = num_envs
-        self.which: Optional[np.ndarray] = None  # allocated at the first game: the batch checks num_envs first
-        self._stacked = None
+        self.which: Any = None  # an int64 array allocated at the first game: the batch checks num_envs first
+        self._stacked: Any = None
         self._stacked_from: list = []
-        self._turns: Dict[int, object] = {}  # id(frozen) -> its whole-turn player (or None)
+        self._turns: Dict[int, Any] = {}  # id(frozen) -> its whole-turn player (or None)
         if whole_turns and type(pool.spec).whole_turns is not GameSpec.whole_turns:  # the spec can
             self.play_turns = self._play_turns
 
@@ -443,7 +444,7 @@ class PoolOpponent:
         which = np.minimum(self.which[rows], len(frozen) - 1)
         played = ~batch.rolled(rows)
         gained = np.zeros(len(rows), np.int64)
-        position = None
+        position: Any = None
         for k in np.unique(which[played]):
             if id(frozen[k]) not in self._turns:
                 self._turns[id(frozen[k])] = self.pool.spec.whole_turns(frozen[k], batch.game)
@@ -609,7 +610,8 @@ def build_env(spec: GameSpec, args, pool: Optional[Pool]):
     """The game's batched env as an SB3 ``VecEnv`` (opponents stepped inside the batch)."""
     from dice_envs.envs.sb3_vec_env import SB3VecEnv
 
-    opponent = PoolOpponent(pool, args.n_envs, args.whole_turns) if args.opponent == "selfplay" else args.opponent
+    opponent = (PoolOpponent(pool, args.n_envs, args.whole_turns)  # type: ignore[arg-type]  # selfplay has a pool
+                if args.opponent == "selfplay" else args.opponent)
     return SB3VecEnv(spec.make_vector_env(args, opponent))
 
 
@@ -771,7 +773,7 @@ def train(spec: GameSpec, args) -> dict:
     def on_sigterm(signum, frame):
         raise KeyboardInterrupt
 
-    committed = copy.deepcopy(state) if resumed else None  # the state of the checkpoint on disk
+    committed: Any = copy.deepcopy(state) if resumed else None  # the state of the checkpoint on disk
     interrupted = False
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:

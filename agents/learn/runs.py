@@ -43,7 +43,7 @@ def field_comments(cls) -> Dict[str, str]:
         if not dataclasses.is_dataclass(klass):
             continue
         try:
-            lines = inspect.getsource(klass).splitlines()
+            lines = inspect.getsource(klass).splitlines()  # type: ignore[arg-type]
         except (OSError, TypeError):
             continue
         for line in lines:
@@ -143,7 +143,7 @@ def fit_classifier(x: np.ndarray, target: np.ndarray, hidden, epochs: int, seed:
     import torch
 
     torch.manual_seed(seed)
-    x = torch.as_tensor(np.asarray(x, np.float32))
+    x = torch.as_tensor(np.asarray(x, np.float32))  # type: ignore[assignment]
     y = torch.as_tensor(np.asarray(target, np.float32))
     layers, width = [], x.shape[1]
     for h in hidden:
@@ -379,7 +379,8 @@ def run_script(name: str, parse, train, argv=None) -> int:
     """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
     the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
     2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
-    use; the message on stderr) or a full disk (naming the file), 130 when interrupted (Ctrl-C, or a report that says so)."""
+    use; the message on stderr) or a full disk (naming the file), 130 when interrupted (Ctrl-C,
+    or a report that says so)."""
     import json
 
     try:

@@ -43,17 +43,17 @@ Options = Any
 class Rollout(NamedTuple):
     """The decisions of a batch of finished games, one row each, as torch tensors."""
 
-    obs: object  # (n, obs_dim) float32: the mover's observation
-    mask: object  # (n, A) bool: legal actions
-    action: object  # (n,) int64
-    log_prob: object  # (n,) float32: log pi(action) under the policy that played
-    ret: object  # (n,) float32: the payoff the mover got at the end of the game
-    weight: object  # (n,) float32: the decision's weight in the critic's fit (below)
-    policy: object  # (n, A) float32: the policy network's probabilities at the decision
-    own_reach: object  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
+    obs: Any  # (n, obs_dim) float32: the mover's observation
+    mask: Any  # (n, A) bool: legal actions
+    action: Any  # (n,) int64
+    log_prob: Any  # (n,) float32: log pi(action) under the policy that played
+    ret: Any  # (n,) float32: the payoff the mover got at the end of the game
+    weight: Any  # (n,) float32: the decision's weight in the critic's fit (below)
+    policy: Any  # (n, A) float32: the policy network's probabilities at the decision
+    own_reach: Any  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
     # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
-    other_obs: object
-    posterior_weight: object  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
+    other_obs: Any
+    posterior_weight: Any  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
 
 
 def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0,
@@ -169,7 +169,7 @@ def fit_critic(args: Options, critic, opt, ro: Rollout, weight=None, central: bo
 def fit_critic_to(args: Options, critic, opt, ro: Rollout, target) -> float:
     """Regress ``Q(s, a)`` on ``target`` (``(n, A)``) over every legal action, each
     decision weighted by ``ro.posterior_weight``; returns the last loss."""
-    loss = None
+    loss: Any = None
     legal = ro.mask.float()
     for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
         err = ((critic(ro.obs[mb]) - target[mb]) ** 2 * legal[mb]).sum(-1) / legal[mb].sum(-1)
@@ -439,7 +439,7 @@ def new_modules(args: Options, game, states) -> dict:
     magnet.load_state_dict(net.state_dict())
     avg_net = build_network(game.config(), args.hidden)
     avg_net.load_state_dict(net.state_dict())
-    central = build_network(game.config(), args.critic_hidden, extra_inputs=game.observation_shape[0]) \
+    central: Any = build_network(game.config(), args.critic_hidden, extra_inputs=game.observation_shape[0]) \
         if args.central_critic else None
     return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net, "central": central,
             "opt": torch.optim.Adam(net.parameters(), lr=args.learning_rate),
