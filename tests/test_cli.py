@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -159,3 +160,19 @@ def test_pettingzoo_s_id_names_the_game_in_gymnasium_too(name):
     assert env_id in pettingzoo.aec_registry
     assert gymnasium.spec(env_id).entry_point == gymnasium.spec("dice_envs/" + name).entry_point
     assert gymnasium.spec(env_id).vector_entry_point == gymnasium.spec("dice_envs/" + name).vector_entry_point
+
+
+@pytest.mark.parametrize("game, model", [("pig", "pig_batched_selfplay_fourier_seed0.zip"),
+                                         ("liars-dice", "liars_dice_play_ppo_wild.pt")])
+def test_evaluate_without_torch_is_one_line_naming_the_extra(game, model, monkeypatch, capsys):
+    for module in ("torch", "stable_baselines3", "sb3_contrib"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if the [train] extra were not installed
+    models = Path(__file__).resolve().parents[1] / "experiments" / "models"
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", game, str(models / model)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs torch: pip install 'dice-envs[train]'" in err, err
+    with pytest.raises(SystemExit):  # a file that is not there is said so first, whatever is installed
+        main(["evaluate", game, str(models / ("missing" + Path(model).suffix))])
+    assert "does not exist" in capsys.readouterr().err

@@ -15,6 +15,7 @@ import sys
 import warnings
 from typing import Optional, Sequence
 
+from dice_envs.core.extras import DependencyNotInstalled
 from dice_envs.registry import GAMES
 
 VERBS = {
@@ -100,7 +101,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with warnings.catch_warnings(), _working(args):
             warnings.showwarning = show_warning
             return int(args.handler(args) or 0)
-    except ValueError as err:  # what a user can fix: a bad option, model or limit (see DEBUG_VARIABLE)
+    except (ValueError, DependencyNotInstalled) as err:  # what a user can fix: a bad option, model, limit or
+        # a missing extra (see DEBUG_VARIABLE)
         if os.environ.get(DEBUG_VARIABLE):
             raise
         parser.exit(2, f"dice-envs: error: {err}\n")

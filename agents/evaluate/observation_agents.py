@@ -40,6 +40,7 @@ from typing import Optional
 import numpy as np
 
 from dice_envs.agents.evaluate.contract import check_probabilities
+from dice_envs.core.extras import needs_extra
 from dice_envs.registry import GAMES, load
 
 __all__ = ["Agent", "FunctionAgent", "NetworkAgent", "RLlibAgent", "import_function", "load_agent"]
@@ -237,20 +238,26 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
     Raises:
         ValueError: the file is missing or not a model this project can load safely, the
             function cannot be imported or is not callable, or ``spec`` is none of these.
+        gymnasium.error.DependencyNotInstalled: reading the model needs an extra that is not
+            installed (the message names it: ``[train]`` for torch, ``[rllib]`` for Ray).
     """
     spec = os.fspath(spec)
     if os.path.isdir(spec):  # an RLlib checkpoint
-        return RLlibAgent.from_checkpoint(spec, greedy)
-    if spec.endswith(".zip") or (os.path.isfile(spec) and not spec.endswith(".pt")):
-        from dice_envs.agents.evaluate.sb3_models import load_policy
-
-        return NetworkAgent(load_policy(spec), os.path.basename(spec), greedy, model_description(spec))
+        with needs_extra(f"reading the RLlib checkpoint {spec!r}"):
+            return RLlibAgent.from_checkpoint(spec, greedy)
     loader = next((target for entry in GAMES.values() for suffix, target in entry.agent_files
                    if spec.endswith(suffix)), None)
+    model = spec.endswith(".zip") or (os.path.isfile(spec) and loader is None)
+    if (model or loader is not None) and not os.path.isfile(spec):  # before any loader is imported
+        raise ValueError(f"model file {spec!r} does not exist")
+    if model:
+        with needs_extra(f"reading the model {spec!r}"):
+            from dice_envs.agents.evaluate.sb3_models import load_policy
+
+            return NetworkAgent(load_policy(spec), os.path.basename(spec), greedy, model_description(spec))
     if loader is not None:
-        if not os.path.isfile(spec):
-            raise ValueError(f"model file {spec!r} does not exist")
-        return load(loader)(spec)
+        with needs_extra(f"reading the model {spec!r}"):
+            return load(loader)(spec)
     if ":" in spec:
         return FunctionAgent(import_function(spec), spec)
     raise ValueError(f"agent {spec!r} is not a saved model (.zip, .pt) or module:function")
