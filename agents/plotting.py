@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 
+from dice_envs.core.extras import needs_extra
+
 
 def pyplot():
-    """matplotlib's pyplot on the Agg backend (imported here, so matplotlib stays optional)."""
-    import matplotlib
+    """matplotlib's pyplot on the Agg backend (imported here, so matplotlib stays optional; without it,
+    ``DependencyNotInstalled`` names the ``[plot]`` extra)."""
+    with needs_extra("a plot"):
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
     return plt
 

@@ -95,9 +95,10 @@ def test_written_files_are_readable_by_others(tmp_path):
 def test_plot_without_matplotlib_is_refused_before_the_solve(monkeypatch, capsys):
     import dice_envs.envs.rendering
     from dice_envs.agents.cli import main
+    from dice_envs.core.extras import DependencyNotInstalled
 
     def missing():
-        raise ValueError("no matplotlib")
+        raise DependencyNotInstalled("no matplotlib")
 
     monkeypatch.setattr(dice_envs.envs.rendering, "check_available", missing)
     with pytest.raises(SystemExit) as exit_:

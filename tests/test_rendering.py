@@ -5,6 +5,8 @@ The pictures are checked twice: by what the painter says it drew (``env.painter.
 cups, bars, rungs, cards, and whose they are, against the rules-core state), and by their pixels
 (solid drawn shapes, which text on the felt never makes: the check fails on a frame of text)."""
 
+import sys
+
 import gymnasium
 import numpy as np
 import pytest
@@ -369,3 +371,13 @@ def test_shakes_renders_hide_the_other_maesters_declarations():
         return env.render()
 
     assert texts(0) == texts(1)
+
+
+def test_rgb_array_without_matplotlib_names_the_plot_extra(monkeypatch):
+    from gymnasium.error import DependencyNotInstalled
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if [plot] were not installed
+    with pytest.raises(DependencyNotInstalled, match=r"pip install 'dice-envs\[plot\]'"):
+        liars_dice_v0.env(render_mode="rgb_array")
+    with pytest.raises(DependencyNotInstalled, match="plot"):
+        gymnasium.make("dice_envs/Pig-v0", render_mode="rgb_array")

@@ -96,8 +96,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             try:
                 check_available()
-            except ValueError:
-                raise ValueError("--plot draws with matplotlib: install it (pip install 'dice-envs[plot]')") from None
+            except DependencyNotInstalled:
+                raise DependencyNotInstalled("--plot draws with matplotlib: pip install 'dice-envs[plot]'") from None
         with warnings.catch_warnings(), _working(args):
             warnings.showwarning = show_warning
             return int(args.handler(args) or 0)

@@ -36,8 +36,8 @@ OBSERVATION_FORMATS = ("dict", "flat")
 
 
 def check_render_mode(render_mode, modes) -> None:
-    """``ValueError`` for a render mode not in ``modes`` (None is always fine), or for
-    ``rgb_array`` without matplotlib."""
+    """``ValueError`` for a render mode not in ``modes`` (None is always fine); Gymnasium's
+    ``DependencyNotInstalled`` for ``rgb_array`` without matplotlib."""
     if render_mode is not None and render_mode not in modes:
         raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
     if render_mode == "rgb_array":

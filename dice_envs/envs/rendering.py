@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 import numpy as np
 
+from dice_envs.core.extras import needs_extra
 from dice_envs.registry import entry_for_rules, load
 
 if TYPE_CHECKING:
@@ -85,12 +86,10 @@ _EVENT_CHARS = 105
 
 
 def check_available() -> None:
-    """Raise ``ValueError`` if matplotlib (needed for ``rgb_array``) is missing."""
-    try:
+    """Raise Gymnasium's ``DependencyNotInstalled`` if matplotlib (needed for ``rgb_array``) is missing;
+    its message names the ``[plot]`` extra."""
+    with needs_extra("render_mode='rgb_array' (a picture of the table)"):
         import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("render_mode='rgb_array' draws with matplotlib: install it "
-                         "(pip install 'dice-envs[plot]')") from None
 
 
 def picture(game):
