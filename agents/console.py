@@ -1,5 +1,5 @@
 """What every ``dice-envs`` command shares: ``--json`` output with its schema version, a solve's
-table-or-JSON ending, and the ``play`` prompt.  The commands themselves live in each game's room
+table-or-JSON ending, the ``play`` prompt, and the terminal game of the jeopardy games.  The commands themselves live in each game's room
 (``dice_envs.agents.<room>.cli``) and the entry point in :mod:`dice_envs.agents.cli`."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ import json
 import sys
 from typing import Dict, TypeVar
 
-__all__ = ["JSON_SCHEMA", "ask", "present", "print_json"]
+from dice_envs.core.encodings import HOLD, ROLL
+
+__all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json"]
 
 #: The version of the ``--json`` outputs' shape.  Every object has ``schema`` and ``game``
 #: (``"pig"``, ``"liars_dice"``, ...); player counts are ``num_players``, as in the games'
@@ -35,7 +37,7 @@ def ask(prompt: str, choices: Dict[str, _Choice]) -> _Choice:
             raise KeyboardInterrupt from None
         if answer in choices:
             return choices[answer]
-        print(f"please answer one of: {', '.join(sorted(choices))}")
+        print(f"please answer one of: {', '.join('Enter' if c == '' else c for c in sorted(choices))}")
 
 
 def present(args: argparse.Namespace, report: dict, print_table, plot=None) -> int:
@@ -49,3 +51,32 @@ def present(args: argparse.Namespace, report: dict, print_table, plot=None) -> i
     else:
         print_table(report)
     return 0
+
+
+def play_jeopardy(env, seat: int, computer, hint) -> bool:
+    """Play a jeopardy game (Pig, Zombie Dice) in the terminal: the person at ``seat`` against
+    ``computer`` (``act(state) -> action``), until the game is over.
+
+    ``env`` is the game's raw AEC environment with ``render_mode="ansi"``: its render, printed at every
+    decision, says what happened since (the rolls, a bust, the computer's holds and rolls).  ``hint(state)``
+    is the text shown before the person's roll-or-hold choice.  A turn starts with a roll: Enter (or
+    ``r``) rolls; anything else is asked again.  Returns whether the person won.
+    """
+    me = env.possible_agents[seat]
+    print(f"you are {me}; the computer plays the other seat")
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        print(env.render())
+        state = env.game_state
+        if agent != me:
+            env.step(computer.act(state))
+        elif state.rolled:
+            env.step(ask(f"{hint(state)} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD}))
+        else:
+            ask("your turn starts with a roll: press Enter (or r) to roll ", {"": ROLL, "r": ROLL, "roll": ROLL})
+            env.step(ROLL)
+    print(env.render())
+    return env.game_state.winner == seat

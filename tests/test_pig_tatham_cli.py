@@ -99,3 +99,12 @@ def test_evaluate_pig_random_is_scored_exactly(capsys):
         wins += counted & (reward > 0)
         played += counted
     assert abs(wins.sum() / played.sum() - exact_first) < 4 * np.sqrt(0.25 / played.sum())
+
+
+def test_play_pig_starts_a_turn_with_a_roll_and_prints_each_move_once(capsys, monkeypatch):
+    answers = iter(["h"] + ["r"] * 1000)  # a hold where only a roll is legal is asked again
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert play_pig(argparse.Namespace(goal=15, load=[], seat=0, seed=1)) == 0
+    out = capsys.readouterr().out
+    assert "please answer one of: Enter, r, roll" in out
+    assert "computer:" not in out and "player_1: roll" in out  # the render's log says it, once

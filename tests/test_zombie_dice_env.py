@@ -229,3 +229,14 @@ def test_env_pickles_and_copies():
     clone = pickle.loads(pickle.dumps(env))
     assert clone.unwrapped.game_state.scores == env.unwrapped.game_state.scores
     assert copy.deepcopy(env).unwrapped.game_state.turn_brains == env.unwrapped.game_state.turn_brains
+
+
+def test_the_log_announces_a_bust_and_counts_brains_in_the_singular_too():
+    state = ZombieDiceGame(variant="all_yellow").new_initial_state()
+    state = state.apply(ROLL)
+    text = state.describe_outcome(((3,), ((0, 3, 0),)))  # three yellow shotguns
+    assert text.endswith("(3 shotguns: bust, the turn's brains are lost)"), text
+    assert "bust" not in state.describe_outcome(((3,), ((1, 2, 0),)))
+    rolled = state.apply(((3,), ((1, 0, 2),)))
+    assert "turn: 1 brain, 0 shotguns;" in str(rolled)
+    assert "player_0:   1 brain\n" in str(rolled.apply(HOLD))

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 from fractions import Fraction
-from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import ask, present
+from dice_envs.agents.console import play_jeopardy, present
 
 
 def add_commands(verbs) -> None:
@@ -132,37 +131,17 @@ def play_pig(args: argparse.Namespace) -> int:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
     from dice_envs.agents.pig import solver as pig
     from dice_envs.games.pig import env as pig_v0
-    from dice_envs.games.pig.rules import HOLD, ROLL, PigState
+    from dice_envs.games.pig.rules import PigState
 
     env = pig_v0.raw_env(goal=args.goal, die=die_from_args(args), render_mode="ansi")
     solution = pig.solve(env.game.goal, env.game.die)
     computer = PolicyAgent(solution.as_policy(), rng=np.random.default_rng(args.seed))
     env.reset(seed=args.seed)
-    me = env.possible_agents[args.seat]
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        print(env.render())
-        state = cast(PigState, env.game_state)
-        if agent == me:
-            if state.rolled:
-                i, j, k = state.two_player_view()
-                advice = "roll" if solution.should_roll(i, j, k) else "hold"
-                hint = f"(win probability with optimal play: {solution.value(i, j, k):.3f}; optimal: {advice})"
-                choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
-            else:
-                try:
-                    input("press Enter to roll ")
-                except EOFError:
-                    raise KeyboardInterrupt from None
-                choice = ROLL
-            env.step(choice)
-        else:
-            action = computer.act(state)
-            print(f"computer: {env.game.action_name(action)}")
-            env.step(action)
-    print(env.render())
-    print("you win!" if cast(PigState, env.game_state).winner == args.seat else "the computer wins.")
+
+    def hint(state: PigState) -> str:
+        i, j, k = state.two_player_view()
+        advice = "roll" if solution.should_roll(i, j, k) else "hold"
+        return f"(win probability with optimal play: {solution.value(i, j, k):.3f}; optimal: {advice})"
+
+    print("you win!" if play_jeopardy(env, args.seat, computer, hint) else "the computer wins.")
     return 0

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Union, cast
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from dice_envs.agents.console import ask, present
+from dice_envs.agents.console import play_jeopardy, present
 
 if TYPE_CHECKING:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
@@ -254,7 +254,7 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
     from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
     from dice_envs.games.zombie_dice import env as zombie_dice_v0
-    from dice_envs.games.zombie_dice.rules import HOLD, ROLL, ZombieDiceState
+    from dice_envs.games.zombie_dice.rules import ZombieDiceState
 
     env = zombie_dice_v0.raw_env(variant=args.variant, render_mode="ansi")
     computer: Union[OptimalAgent, PolicyAgent]
@@ -270,26 +270,9 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
         computer = PolicyAgent(solution.as_policy(), rng=np.random.default_rng(args.seed))
         hint_value = lambda state: solution.value(*state.two_player_view())  # noqa: E731
     env.reset(seed=args.seed)
-    me = env.possible_agents[args.seat]
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        print(env.render())
-        if agent == me:
-            state = cast(ZombieDiceState, env.game_state)
-            if state.rolled:
-                hint = f"(win probability if you play on optimally: {hint_value(state):.3f})"
-                choice = ask(f"{hint} [r]oll or [h]old? ", {"r": ROLL, "roll": ROLL, "h": HOLD, "hold": HOLD})
-            else:
-                input("press Enter to roll ")
-                choice = ROLL
-            env.step(choice)
-        else:
-            action = computer.act(cast(ZombieDiceState, env.game_state))
-            print(f"computer: {env.game.action_name(action)}")
-            env.step(action)
-    print(env.render())
-    print("you win!" if cast(ZombieDiceState, env.game_state).winner == args.seat else "the computer wins.")
+
+    def hint(state: ZombieDiceState) -> str:
+        return f"(win probability if you play on optimally: {hint_value(state):.3f})"
+
+    print("you win!" if play_jeopardy(env, args.seat, computer, hint) else "the computer wins.")
     return 0

@@ -59,6 +59,10 @@ DICE_PER_ROLL = 3
 SHOTGUNS_TO_BUST = 3
 
 
+def _brains(count: int) -> str:
+    return "brain" if count == 1 else "brains"
+
+
 class ZombieDiceGame(EncodedObservations, Game):
     """Configuration of a Zombie Dice game.
 
@@ -270,7 +274,9 @@ class ZombieDiceState(GameState):
         for die, (b, s, f) in zip(self.game.dice, results):
             for face, count in ((BRAIN, b), (SHOTGUN, s), (FOOTPRINTS, f)):
                 parts += [f"{die.name} {face}"] * count
-        return f"player_{self.seat} rolled: " + ", ".join(parts)
+        shotguns = sum(self.shotgun_dice) + sum(s for _, s, _ in results)
+        bust = f" ({shotguns} shotguns: bust, the turn's brains are lost)" if shotguns >= SHOTGUNS_TO_BUST else ""
+        return f"player_{self.seat} rolled: " + ", ".join(parts) + bust
 
     # -- transitions ------------------------------------------------------------------
 
@@ -391,7 +397,7 @@ class ZombieDiceState(GameState):
             if seat not in self.active and self.winner is None:
                 marks.append("out of tiebreak")
             tag = f" ({', '.join(marks)})" if marks else ""
-            lines.append(f"player_{seat}: {self.scores[seat]:3d} brains{tag}")
+            lines.append(f"player_{seat}: {self.scores[seat]:3d} {_brains(self.scores[seat])}{tag}")
         if self.winner is None:
             if self.final:
                 lines.append("last round" if len(self.active) == game.num_players else "tiebreaker round")
@@ -399,7 +405,8 @@ class ZombieDiceState(GameState):
                 f"{n} {d.name}" for d, n in zip(game.dice, counts) if n
             ) or "none"
             lines.append(
-                f"turn: {self.turn_brains} brains, {sum(self.shotgun_dice)} shotguns; "
+                f"turn: {self.turn_brains} {_brains(self.turn_brains)}, {sum(self.shotgun_dice)} shotgun"
+                f"{'' if sum(self.shotgun_dice) == 1 else 's'}; "
                 f"footprints to re-roll: {colours(self.feet)}; cup: {colours(self.cup)}"
             )
         return "\n".join(lines)
