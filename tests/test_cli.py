@@ -177,3 +177,14 @@ def test_evaluate_without_torch_is_one_line_naming_the_extra(game, model, monkey
     with pytest.raises(SystemExit):  # a file that is not there is said so first, whatever is installed
         main(["evaluate", game, str(models / ("missing" + Path(model).suffix))])
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_export_efg_names_each_game_apart_and_overwrites_only_when_asked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["export-efg", "liars-dice", "--faces", "2"]) == 0
+    assert main(["export-efg", "liars-dice", "--faces", "2", "--dice", "1", "2", "--wild", "aces"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["liars_dice_1v1_2.efg", "liars_dice_1v2_2_aces.efg"]
+    with pytest.raises(SystemExit) as exit_:
+        main(["export-efg", "liars-dice", "--faces", "2"])
+    assert exit_.value.code == 2 and "exists: pass --force" in capsys.readouterr().err
+    assert main(["export-efg", "liars-dice", "--faces", "2", "--force"]) == 0

@@ -162,3 +162,13 @@ def test_state_type_unchanged():
     state = root.apply(root.sample_chance(np.random.default_rng(0)))
     assert isinstance(state, LiarsDiceState)
     assert sum(policy.action_probabilities(state).values()) == pytest.approx(1.0)
+
+
+def test_without_numba_the_solver_names_its_extra(monkeypatch):
+    from gymnasium.error import DependencyNotInstalled
+
+    from dice_envs.agents.liars_dice import compiled_solver
+
+    monkeypatch.setattr(compiled_solver, "numba", None)  # as if the [numba] extra were not installed
+    with pytest.raises(DependencyNotInstalled, match=r"pip install 'dice-envs\[numba\]'"):
+        compiled_solver.CompiledCFR(LiarsDiceGame(faces=3))

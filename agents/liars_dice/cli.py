@@ -4,6 +4,7 @@ and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agent
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import cast
 
@@ -76,7 +77,10 @@ def add_commands(verbs) -> None:
     export.add_argument("--seed-bids", action="store_true",
                         help="the seed's bid space: quantities up to the number of faces (125 / 9,208 / "
                              "2,097,137 nodes for 2/3/4 faces)")
-    export.add_argument("--out", "-o", default=None, help="output file (default liars_dice_<faces>.efg)")
+    export.add_argument("--out", "-o", default=None,
+                        help="output file (default: the game's name, e.g. liars_dice_1v2_6_aces.efg: dice per player, "
+                             "faces, wild rule, seed_bids)")
+    export.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
     export.add_argument("--json", action="store_true", help="print one JSON object")
     export.set_defaults(handler=export_liars_dice)
 
@@ -175,6 +179,14 @@ def solve_liars_dice_match(args: argparse.Namespace) -> int:
 EFG_BYTES_PER_NODE = 64
 
 
+def efg_name(game, seed_bids: bool = False) -> str:
+    """The default file of ``export-efg liars-dice``: one name per game, ``liars_dice_1v2_6_aces.efg``
+    (the dice of each player, the faces, the wild rule unless none, ``seed_bids`` for the seed's bid space)."""
+    parts = ["liars_dice", "v".join(map(str, game.dice)), str(game.faces)]
+    parts += [] if game.wild_rule == "none" else [game.wild_rule]
+    return "_".join(parts + (["seed_bids"] if seed_bids else [])) + ".efg"
+
+
 def export_liars_dice(args: argparse.Namespace) -> int:
     from dice_envs.agents.solve.gambit import write_efg
     from dice_envs.core.resources import check_disk, check_resources
@@ -183,7 +195,9 @@ def export_liars_dice(args: argparse.Namespace) -> int:
     max_quantity = args.faces if args.seed_bids else args.max_quantity
     game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild,
                          max_quantity=max_quantity)
-    out = args.out or f"liars_dice_{args.faces}{'' if args.wild == 'none' else '_' + args.wild}.efg"
+    out = args.out or efg_name(game, args.seed_bids)
+    if os.path.exists(out) and not args.force:
+        raise ValueError(f"{out} exists: pass --force to overwrite it, or --out to name another file")
     comment = (
         "Liar's Dice (dice_envs): bids 'at least q dice show face f', a call ends the game; "
         "payoff +1 to the winner of the call, -1 to the loser."

@@ -52,9 +52,10 @@ import numpy as np
 
 try:
     import numba
-except ImportError:  # pragma: no cover - numba is a dependency; the message names it if missing
+except ImportError:  # the [numba] extra; _jit names it
     numba = None  # type: ignore[assignment]
 
+from dice_envs.core.extras import DependencyNotInstalled
 from dice_envs.core.resources import check_resources
 from dice_envs.core.validation import check_int
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
@@ -64,9 +65,14 @@ __all__ = ["CompiledCFR", "RoundTables", "block_rows", "from_tree_layout", "memo
 
 
 def _jit(fn):
-    if numba is None:
-        raise ImportError("the compiled Liar's Dice solver needs numba (pip install numba)")
     return numba.njit(cache=True, nogil=True)(fn)
+
+
+def _require_numba() -> None:
+    """Without numba the walks would run as plain Python, hours for a tree of this size: refuse instead."""
+    if numba is None:
+        raise DependencyNotInstalled("the compiled Liar's Dice solver (two dice each) needs numba: "
+                                     "pip install 'dice-envs[numba]'")
 
 
 def block_rows(B: int) -> Tuple[int, np.ndarray]:
@@ -430,6 +436,7 @@ class _Walker:
     """
 
     def __init__(self, tables: "RoundTables", threads: Optional[int] = None):
+        _require_numba()
         self.tables = t = tables
         if threads is None:  # threads pay from about a million information states
             threads = _default_threads() if t.N * t.R >= THREADS_FROM_STATES else 1

@@ -19,7 +19,7 @@ __all__ = ["EXTRAS", "DependencyNotInstalled", "needs_extra"]
 #: The extra of ``dice-envs`` that installs each optional top-level module.
 EXTRAS = {
     "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train",
-    "matplotlib": "plot", "ray": "rllib", "pyspiel": "openspiel", "open_spiel": "openspiel",
+    "matplotlib": "plot", "ray": "rllib", "pyspiel": "openspiel", "open_spiel": "openspiel", "numba": "numba",
 }
 
 
