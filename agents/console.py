@@ -1,6 +1,7 @@
 """What every ``dice-envs`` command shares: ``--json`` output with its schema version, a solve's
-table-or-JSON ending, the ``play`` prompt, and the terminal game of the jeopardy games.  The commands themselves live in each game's room
-(``dice_envs.agents.<room>.cli``) and the entry point in :mod:`dice_envs.agents.cli`."""
+table-or-JSON ending, the ``play`` prompt, and the terminal game of the jeopardy games.  The commands
+themselves live in each game's room (``dice_envs.agents.<room>.cli``), the entry point in
+:mod:`dice_envs.agents.cli`."""
 
 from __future__ import annotations
 

@@ -43,14 +43,14 @@ bids, placements) in small text at the bottom; the picture in between is the gam
 hot-seat table: that player's secrets are face up, everyone else's hidden, and everything is
 turned face up once the rules make it public.  The log of the latest events is written for the
 same seat (``dice rolled: player_0 2 5; player_1 ? ?``; a decoy placed is "a card (or the decoy)";
-a maester's declaration is "declared"), as is the text of ``render_mode="ansi"``.  Liar's Dice: the mover's dice face up, each
-other player's dice (dark, with a ``?``) under an upturned cup; every die face up once the bid
-is called (the end of the round), and in the match the last round's dice in its reveal.  The
-Shakes: efficacy cards face down, the maester to move's own card face up (maesters game; the
-court never sees a card), every card face up when the game is over (the competitive game's,
-all 3, always).  Closest Number: in a
-decoy round the mover's own decoy is marked ``D``, the other players' cards carry a ``?``
-(any of them may be the decoy); a finished round is face up.  In the single-agent Gymnasium
+a maester's declaration is "declared"), as is the text of ``render_mode="ansi"``.  Liar's Dice:
+the mover's dice face up, each other player's dice (dark, with a ``?``) under an upturned cup;
+every die face up once the bid is called (the end of the round), and in the match the last
+round's dice in its reveal.  The Shakes: efficacy cards face down, the maester to move's own
+card face up (maesters game; the court never sees a card), every card face up when the game
+is over (the competitive game's, all 3, always).  Closest Number: in a decoy round the mover's
+own decoy is marked ``D``, the other players' cards carry a ``?`` (any of them may be the
+decoy); a finished round is face up.  In the single-agent Gymnasium
 environments the agent is the player to move in every frame but the last, so their videos show
 the agent's view.
 
