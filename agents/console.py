@@ -12,7 +12,7 @@ from typing import Dict, TypeVar
 
 from dice_envs.core.encodings import HOLD, ROLL
 
-__all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json"]
+__all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json", "write_results"]
 
 #: The version of the ``--json`` outputs' shape.  Every object has ``schema`` and ``game``
 #: (``"pig"``, ``"liars_dice"``, ...); player counts are ``num_players``, as in the games'
@@ -24,6 +24,20 @@ def print_json(obj) -> None:
     """Print one JSON object on stdout (what ``--json`` promises), with ``schema`` first."""
     json.dump({"schema": JSON_SCHEMA, **obj}, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
+
+
+def write_results(out: str, name: str, report: dict) -> dict:
+    """Write ``report`` to ``out/name.json`` atomically (a temporary file, then a rename), say so, and
+    return it: the end of each game's part of the ground-truth job."""
+    import os
+
+    from dice_envs.core.files import atomic_file
+
+    path = os.path.join(out, f"{name}.json")
+    with atomic_file(path, "w") as fh:
+        json.dump(report, fh, indent=2)
+    print(f"wrote {path}" + (f" and {report['plot']}" if report.get("plot") else "") + "\n")
+    return report
 
 
 _Choice = TypeVar("_Choice")

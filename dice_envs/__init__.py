@@ -15,10 +15,8 @@ Gymnasium's registry::
     import gymnasium, dice_envs
     env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
     env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
-    env = gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="equilibrium")  # the whole game
-    env = gymnasium.make("dice_envs/Pig-v0", opponent="optimal")
-    env = gymnasium.make("dice_envs/ClosestNumber-v0", opponent="equilibrium")
-    env = gymnasium.make("dice_envs/Shakes-v0", num_players=4)  # the court: one decision maker
+
+(every game's ids are in :mod:`dice_envs.registry`, the one list of games).
 
 ``all_environments`` maps each environment name to its module;
 ``single_agent_environments`` maps each Gymnasium id to its entry point.
@@ -33,7 +31,7 @@ import gymnasium
 import pettingzoo
 
 from dice_envs._moved import install_moved_modules
-from dice_envs.registry import GAMES
+from dice_envs.registry import GAMES, plain_name
 
 __version__ = "0.1.0"
 
@@ -52,7 +50,8 @@ def game_id(gymnasium_name: str) -> str:
     """The one name of a game, PettingZoo's id, from its Gymnasium name:
     ``"LiarsDiceMatch-v0"`` -> ``"dice_envs/liars_dice_match-v0"``.  Gymnasium knows every
     single-agent version under both ids; PettingZoo's registry under this one."""
-    return "dice_envs/" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", gymnasium_name).lower()
+    version = re.search(r"-v\d+$", gymnasium_name)
+    return f"dice_envs/{plain_name(gymnasium_name)}{version.group(0) if version else ''}"
 
 
 def _register_all() -> None:

@@ -8,8 +8,8 @@ NFSP, PSRO, ...) run on the project's games through pyspiel's Python-game suppor
 
     game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 6, "wild": True})
 
-The names are ``dice_envs_<game>``: ``dice_envs_liars_dice``, ``dice_envs_pig``,
-``dice_envs_zombie_dice``, ``dice_envs_shakes`` and ``dice_envs_closest_number``; the
+The names are ``dice_envs_<game>`` (``dice_envs_liars_dice``, ``dice_envs_pig``, ...: every game
+of :data:`GAMES`, as each game's environment module describes it); the
 parameters are the project's own argument names (:data:`GAMES` lists them with their
 defaults).  OpenSpiel's parameters cannot be None, so ``-1`` stands for None
 (``max_quantity``, ``starting_player``).
@@ -20,8 +20,8 @@ chance outcomes, which the rules cores describe as objects (a roll, a deal), are
 in the order of the state's ``chance_outcomes()``; where that outcome is every player's roll
 (Liar's Dice), OpenSpiel draws it one player's roll per chance node, as OpenSpiel's own
 ``liars_dice`` does, so no node lists the product of all the rolls.  Information states are the rules
-core's ``information_state(player)`` where the game has hidden information (Liar's Dice,
-Closest Number, The Shakes), the full position otherwise (Pig, Zombie Dice); tensors are
+core's ``information_state(player)`` where the game has hidden information (Liar's Dice, say),
+the full position otherwise (Pig, say); tensors are
 the rules core's observation vectors (as in the PettingZoo environments).
 
 Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
@@ -29,8 +29,7 @@ Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Generic, Optional, Tuple, TypeVar
+from typing import Dict
 
 import numpy as np
 
@@ -39,153 +38,22 @@ try:
 except ImportError as err:  # pragma: no cover - the extra is not installed
     raise ImportError("dice_envs.openspiel needs OpenSpiel: pip install 'dice-envs[openspiel]'") from err
 
-from dice_envs.core.game import CHANCE, TERMINAL, Game
-from dice_envs.games.closest_number.rules import MAX_NUMBERS
-
-if TYPE_CHECKING:
-    from dice_envs.games.closest_number.rules import ClosestNumberGame
-    from dice_envs.games.liars_dice.rules import LiarsDiceGame
-    from dice_envs.games.pig.rules import PigGame
-    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
+from dice_envs.core.game import CHANCE, TERMINAL
+from dice_envs.core.spiel import SpielGame
+from dice_envs.registry import GAMES as _REGISTRY
+from dice_envs.registry import load
 
 __all__ = ["GAMES", "register", "core_state"]
 
 _PLAYER_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL}
-_I = pyspiel.GameType.Information
-_U = pyspiel.GameType.Utility
+_INFORMATION = {"perfect": pyspiel.GameType.Information.PERFECT_INFORMATION,
+                "imperfect": pyspiel.GameType.Information.IMPERFECT_INFORMATION}
+_UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "constant_sum": pyspiel.GameType.Utility.CONSTANT_SUM,
+            "general_sum": pyspiel.GameType.Utility.GENERAL_SUM, "identical": pyspiel.GameType.Utility.IDENTICAL}
 
-_G = TypeVar("_G", bound=Game)
-
-
-@dataclass(frozen=True)
-class GameSpec(Generic[_G]):
-    """How one game is offered to OpenSpiel (``_G``: the class of its rules-core game)."""
-
-    long_name: str
-    parameters: Dict[str, object]  # the project's argument names and their defaults
-    make: Callable[[dict], _G]  # the rules-core game for the parameters
-    information: "pyspiel.GameType.Information"
-    utility: Callable[[_G], "pyspiel.GameType.Utility"]  # of the game its parameters make
-    max_chance_outcomes: Callable[[_G], int]
-    utilities: Callable[[_G], tuple]  # (min, max); the sum is 0 where the game is zero-sum
-    max_game_length: Callable[[_G], int]
-    hidden: bool  # information states are the rules core's information_state()
-    players: Tuple[int, int] = (2, 2)  # the fewest and the most players the parameters allow
-    #: OpenSpiel's names for parameters, where OpenSpiel has a game of this name
-    #: (``{its name: ours}``); both are accepted
-    aliases: Dict[str, str] = field(default_factory=dict)
-    #: the observation entries that are the player's private information (a public-only observer
-    #: hides them); hidden-information games without it refuse public-only observers
-    private: Optional[Callable[[_G], slice]] = None
-    #: where the rules core's chance outcome is a tuple of independent parts (every player's roll),
-    #: the parts' distributions: OpenSpiel then draws them one chance node each, never the product
-    chance_parts: Optional[Callable[[_G], list]] = None
-    #: the observation vector is an information state (perfect recall): the game then declares an
-    #: information-state tensor, the observation (Liar's Dice: one's dice, the bids made, which
-    #: being increasing give their order, and the seat), which OpenSpiel's Deep CFR, ESCHER and
-    #: NFSP read
-    observation_is_information_state: bool = False
-
-
-def _none(value):
-    return None if value == -1 else value
-
-
-def _liars_dice(p) -> LiarsDiceGame:
-    """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
-    each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
-    from dice_envs.games.liars_dice.rules import LiarsDiceGame
-
-    dice = p["dice_per_player"]
-    if p["dice"]:
-        try:
-            dice = tuple(int(n) for n in p["dice"].replace(" ", ",").split(",") if n)
-        except ValueError:
-            raise ValueError(f"dice must be counts such as '2,1', got {p['dice']!r}") from None
-    return LiarsDiceGame(p["num_players"], dice, p["faces"], p["wild_rule"] or p["wild"], _none(p["max_quantity"]),
-                         p["starting_player"])
-
-
-def _pig(p) -> PigGame:
-    from dice_envs.core.dice import d
-    from dice_envs.games.pig.rules import PigGame
-
-    return PigGame(p["goal"], d(p["sides"]))
-
-
-def _zombie_dice(p) -> ZombieDiceGame:
-    from dice_envs.games.zombie_dice.rules import ZombieDiceGame
-
-    return ZombieDiceGame(p["num_players"], p["variant"], p["goal"], p["stop_when_won"])
-
-
-def _shakes(p):
-    from dice_envs.games.shakes.env import make_game
-
-    return make_game(p["num_players"], p["mode"], p["variant"], p["objective"], p["until_winner"])
-
-
-def _closest_number(p) -> ClosestNumberGame:
-    from dice_envs.games.closest_number.rules import ClosestNumberGame
-
-    return ClosestNumberGame(p["num_players"], p["numbers"], _none(p["starting_player"]), p["round3"])
-
-
-def _shakes_utilities(game):
-    if game.rules.competitive:
-        return (-1.0, 1.0)
-    if game.objective == "saved":
-        return (0.0, float(game.rules.patients))
-    return (0.0, 1.0)
-
-
-def _winner_takes_all(game):
-    """+1 to the winner, -1 to every other player (0 to all in a draw): zero-sum with two players."""
-    return _U.ZERO_SUM if game.num_players == 2 else _U.GENERAL_SUM
-
-
-def _shakes_utility(game):
-    """The cooperative game pays every player the same; the competitive one is winner-takes-all."""
-    if not game.rules.competitive:
-        return _U.IDENTICAL
-    return _U.ZERO_SUM if game.rules.num_players == 2 else _U.GENERAL_SUM
-
-
-# A long game's length has no bound (Pig, Zombie Dice): OpenSpiel needs one; this one is never reached in practice.
-_LONG = 100_000
-GAMES: Dict[str, GameSpec] = {
-    "liars_dice": GameSpec(
-        "Liar's Dice (dice_envs)",
-        dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
-             starting_player=0), _liars_dice,
-        _I.IMPERFECT_INFORMATION, lambda g: _U.ZERO_SUM,  # +1, -1 and 0s with any number of players
-        lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
-        lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
-        private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
-        aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
-        chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)],
-        observation_is_information_state=True),
-    "pig": GameSpec(
-        "Pig (dice_envs)", dict(goal=100, sides=6), _pig, _I.PERFECT_INFORMATION, lambda g: _U.ZERO_SUM,
-        lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False,
-        aliases={"winscore": "goal", "diceoutcomes": "sides"}),
-    "zombie_dice": GameSpec(
-        "Zombie Dice (dice_envs)", dict(num_players=2, variant="official", goal=13, stop_when_won=True),
-        _zombie_dice, _I.PERFECT_INFORMATION, _winner_takes_all,
-        lambda g: 4096, lambda g: (-1.0, 1.0), lambda g: _LONG, hidden=False, players=(2, 8)),
-    "shakes": GameSpec(
-        "The Shakes (dice_envs)",
-        dict(num_players=4, mode="court", variant="cooperative", objective="win", until_winner=False), _shakes,
-        _I.IMPERFECT_INFORMATION, _shakes_utility,
-        lambda g: 6 ** g.rules.num_players, _shakes_utilities,
-        lambda g: _LONG if g.rules.until_winner else g.rules.patients * (g.rules.num_players + 1), hidden=True,
-        players=(1, 6)),
-    "closest_number": GameSpec(
-        "Closest Number (dice_envs)", dict(num_players=2, numbers=10, starting_player=-1, round3="two_cards"),
-        _closest_number, _I.IMPERFECT_INFORMATION, _winner_takes_all,
-        lambda g: g.num_players, lambda g: (-1.0, 1.0),
-        lambda g: 2 * g.num_players * g.numbers * (g.last_round + 1), hidden=True, players=(2, MAX_NUMBERS // 2)),
-}
+#: Every game offered to OpenSpiel, by name (``dice_envs_<name>`` in pyspiel), as its environment
+#: module describes it (its :mod:`dice_envs.registry` entry's ``openspiel``).
+GAMES: Dict[str, SpielGame] = {entry.name: load(entry.openspiel) for entry in _REGISTRY.values() if entry.openspiel}
 
 
 def core_state(state) -> object:
@@ -202,7 +70,7 @@ class _Observer:
     (``private_info=PrivateInfoType.NONE``) hides the player's private entries (Liar's Dice:
     its own dice; other hidden-information games refuse it), and a perfect-recall *tensor* (an
     information-state tensor) is the observation where that is an information state (Liar's
-    Dice, :attr:`GameSpec.observation_is_information_state`) and refused elsewhere, where the
+    Dice, :attr:`~dice_envs.core.spiel.SpielGame.observation_is_information_state`) and refused elsewhere, where the
     games do not declare one."""
 
     def __init__(self, game, iig_obs_type):
@@ -258,12 +126,12 @@ class _Shared:
         return self
 
 
-def _game_type(name: str, spec: GameSpec, utility) -> "pyspiel.GameType":
+def _game_type(name: str, spec: SpielGame, utility: str) -> "pyspiel.GameType":
     return pyspiel.GameType(
         short_name=f"dice_envs_{name}", long_name=spec.long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=spec.information, utility=utility,
+        information=_INFORMATION[spec.information], utility=_UTILITY[utility],
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         min_num_players=spec.players[0], max_num_players=spec.players[1],
         provides_information_state_string=True,
@@ -274,7 +142,7 @@ def _game_type(name: str, spec: GameSpec, utility) -> "pyspiel.GameType":
                                  **{alias: spec.parameters[ours] for alias, ours in spec.aliases.items()}})
 
 
-def _make_classes(name: str, spec: GameSpec):
+def _make_classes(name: str, spec: SpielGame):
     # The registry holds one type per name; each game loaded carries the type its parameters make
     # (zero-sum with two players, identical when cooperative, ...), which is what OpenSpiel reads.
     game_type = _game_type(name, spec, spec.utility(spec.make(dict(spec.parameters))))
@@ -368,7 +236,7 @@ def _make_classes(name: str, spec: GameSpec):
                 num_distinct_actions=self.core.num_actions,
                 max_chance_outcomes=spec.max_chance_outcomes(self.core),
                 num_players=self.core.num_players, min_utility=low, max_utility=high,
-                utility_sum=0.0 if utility == _U.ZERO_SUM else None, max_game_length=spec.max_game_length(self.core))
+                utility_sum=0.0 if utility == "zero_sum" else None, max_game_length=spec.max_game_length(self.core))
             super().__init__(_game_type(name, spec, utility), info, values)
 
         def new_initial_state(self):

@@ -17,10 +17,11 @@ Example::
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
-__all__ = ["GameEntry", "GAMES", "load", "entry_for_rules"]
+__all__ = ["GameEntry", "GAMES", "load", "entry_for_rules", "plain_name"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,11 @@ class GameEntry:
         commands: the module that adds its ``dice-envs`` sub-commands (``add_commands(verbs)``).
         agent_files: ``(suffix, "module:function")`` of the model files its own learners save: the
             function loads one as an agent over observations (``dice-envs evaluate``).
+        evaluations: ``"module:attribute"`` of the tuple of its
+            :class:`~dice_envs.agents.evaluate.report.Evaluation` objects: how ``dice-envs evaluate`` and
+            :func:`dice_envs.agents.scoring.score` score its agents exactly.
+        openspiel: ``"module:attribute"`` of its :class:`~dice_envs.core.spiel.SpielGame`, the
+            description :mod:`dice_envs.openspiel` registers it with (``dice_envs_<name>``), or ``None``.
     """
 
     name: str
@@ -55,6 +61,8 @@ class GameEntry:
     picture: Optional[str] = None
     commands: Optional[str] = None
     agent_files: Tuple[Tuple[str, str], ...] = ()
+    evaluations: Optional[str] = None
+    openspiel: Optional[str] = None
 
     @property
     def module_name(self) -> str:
@@ -72,14 +80,16 @@ class GameEntry:
 
 def _game(name: str, title: str, room: str = "", gym_name: str = "", gym_class: str = "", gym_module: str = "gym",
           env: str = "env", picture: str = "picture", rules_names: Tuple[str, ...] = (),
-          agent_files: Tuple[Tuple[str, str], ...] = ()) -> GameEntry:
+          agent_files: Tuple[Tuple[str, str], ...] = (), evaluations: str = "EVALUATIONS",
+          openspiel: bool = True) -> GameEntry:
     room = room or name
     agents = f"dice_envs.agents.{room}"
     return GameEntry(
         name=name, title=title, room=room, env=f"dice_envs.games.{room}.{env}",
         gymnasium=(gym_name, f"{agents}.{gym_module}:{gym_class}Env", f"{agents}.{gym_module}:{gym_class}VectorEnv"),
         rules_names=rules_names or (name,), picture=f"dice_envs.games.{room}.{picture}", commands=f"{agents}.cli",
-        agent_files=agent_files)
+        agent_files=agent_files, evaluations=f"{agents}.evaluation:{evaluations}",
+        openspiel=f"dice_envs.games.{room}.{env}:OPENSPIEL" if openspiel else None)
 
 
 #: Every game, by name, in the order the documentation lists them.
@@ -91,7 +101,8 @@ GAMES: Dict[str, GameEntry] = {entry.name: entry for entry in (
     _game("liars_dice", "Liar's Dice", gym_name="LiarsDice-v0", gym_class="LiarsDice",
           agent_files=((".pt", "dice_envs.agents.liars_dice.learned:load_agent"),)),
     _game("liars_dice_match", "Liar's Dice Match", room="liars_dice", gym_name="LiarsDiceMatch-v0",
-          gym_class="LiarsDiceMatch", gym_module="match_gym", env="match_env", picture="match_picture"),
+          gym_class="LiarsDiceMatch", gym_module="match_gym", env="match_env", picture="match_picture",
+          evaluations="MATCH_EVALUATIONS", openspiel=False),
     _game("closest_number", "Closest Number", gym_name="ClosestNumber-v0", gym_class="ClosestNumber"),
     GameEntry(name="tatham", title="Tatham's dice", room="tatham", env=None, commands="dice_envs.agents.tatham.cli"),
 )}
@@ -112,3 +123,17 @@ def entry_for_rules(rules_name: str) -> GameEntry:
             return entry
     known = sorted(name for entry in GAMES.values() for name in entry.rules_names)
     raise ValueError(f"no game has the rules core {rules_name!r}; rules cores: {known}")
+
+
+def plain_name(name: str) -> str:
+    """A game's name in PettingZoo's spelling from any of the project's others: the module or id
+    (``liars_dice_v0``, ``dice_envs/liars_dice-v0``), the Gymnasium id (``dice_envs/LiarsDice-v0``),
+    the OpenSpiel name (``dice_envs_liars_dice``) or the command line's (``liars-dice``) all give
+    ``liars_dice``.  Names of no game come back in the same spelling, for the caller to refuse."""
+    text = name.strip()
+    for prefix in ("dice_envs/", "dice_envs_"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    text = re.sub(r"[-_]v\d+$", "", text)
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)  # CamelCase -> snake_case
+    return text.lower().replace("-", "_")

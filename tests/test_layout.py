@@ -72,7 +72,38 @@ def test_every_registry_string_names_what_it_says():
         assert callable(load(entry.commands + ":add_commands"))
         for suffix, loader in entry.agent_files:
             assert suffix.startswith(".") and callable(load(loader))
+        if entry.evaluations is not None:
+            from dice_envs.agents.evaluate.report import Evaluation
+
+            assert all(isinstance(e, Evaluation) for e in load(entry.evaluations))
+        if entry.openspiel is not None:
+            from dice_envs.core.spiel import SpielGame
+
+            assert isinstance(load(entry.openspiel), SpielGame)
     assert sorted(dice_envs.all_environments) == sorted(e.module_name for e in GAMES.values() if e.env)
+
+
+def test_only_the_registry_and_the_old_names_name_every_game():
+    """Adding a game is its rooms and one registry entry: no other installed module lists the games."""
+    words = ("zombie", "pig", "liars", "shakes", "closest")
+    naming_all = sorted(
+        str(path.relative_to(ROOT)) for folder in ("dice_envs", "agents") for path in (ROOT / folder).rglob("*.py")
+        if all(word in path.read_text().lower() for word in words))
+    assert naming_all == ["dice_envs/_moved.py", "dice_envs/registry.py"]
+
+
+def test_every_game_is_scored_offered_to_openspiel_and_in_the_main_job_through_the_registry():
+    from dice_envs.agents.cli.ground_truth import jobs
+    from dice_envs.agents.scoring import evaluations
+
+    assert list(evaluations()) == ["ayzd", "zombie-dice", "shakes", "pig", "liars-dice", "liars-dice-match",
+                                   "closest-number"]
+    assert set(jobs()) == {"zombie_dice", "zombie_dice_official", "shakes", "pig", "liars_dice", "closest_number",
+                           "tatham"}
+    pytest.importorskip("pyspiel")
+    import dice_envs.openspiel
+
+    assert list(dice_envs.openspiel.GAMES) == ["zombie_dice", "shakes", "pig", "liars_dice", "closest_number"]
 
 
 def test_the_old_module_names_import_the_moved_modules_with_a_warning():

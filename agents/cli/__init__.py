@@ -16,7 +16,7 @@ import warnings
 from typing import Optional, Sequence
 
 from dice_envs.core.extras import DependencyNotInstalled
-from dice_envs.registry import GAMES
+from dice_envs.registry import GAMES, plain_name
 
 VERBS = {
     "solve": "solve a game exactly and print its ground truth",
@@ -59,16 +59,8 @@ def canonical_game(name: str) -> str:
     """The command line's spelling of a game from any of the project's others: the PettingZoo
     module or id (``liars_dice_v0``, ``dice_envs/liars_dice-v0``), the Gymnasium id
     (``dice_envs/LiarsDice-v0``) or the OpenSpiel name (``dice_envs_liars_dice``) all give
-    ``liars-dice``."""
-    import re
-
-    text = name.strip()
-    for prefix in ("dice_envs/", "dice_envs_"):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    text = re.sub(r"[-_]v\d+$", "", text)
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)  # CamelCase -> snake_case
-    return text.lower().replace("_", "-")
+    ``liars-dice`` (:func:`dice_envs.registry.plain_name`)."""
+    return plain_name(name).replace("_", "-")
 
 
 def game_names_in(argv, parser) -> list:

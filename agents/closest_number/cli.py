@@ -9,7 +9,7 @@ from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import print_json
+from dice_envs.agents.console import print_json, write_results
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -189,3 +189,14 @@ def print_closest_number_table(report: dict) -> None:
         table.add_row(str(row["num_players"]), str(row["numbers"]), str(row["placements_in_order"]),
                       str(row["points_in_order"]), str(row["best_first_moves"]))
     console.print(table)
+
+
+def ground_truth_closest_number(out: str) -> dict:
+    """Round 1's subgame-perfect picks and the two-player whole game's values, written to ``out``."""
+    report = closest_number_report()
+    print_closest_number_table(report)
+    return write_results(out, "closest_number", report)
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"closest_number": ground_truth_closest_number}

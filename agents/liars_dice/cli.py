@@ -1,5 +1,5 @@
 """``dice-envs solve liars-dice``, ``dice-envs solve liars-dice-match``, ``dice-envs export-efg liars-dice``,
-and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
+and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agents.liars_dice.evaluation`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import print_json
+from dice_envs.agents.console import print_json, write_results
 
 
 def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
@@ -314,3 +314,26 @@ def print_values_table(report: dict) -> None:
     print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
           "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
           "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")
+
+
+def ground_truth_liars_dice(out: str) -> dict:
+    """The round's and the whole game's values, and CFR's and CFR+'s convergence on one die of six
+    faces, highest face wild, written to ``out``."""
+    from dice_envs.agents.liars_dice.plots import plot_convergence
+    from dice_envs.agents.liars_dice.solver import convergence_curve
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+    report = values_report()
+    print_values_table(report)
+    game = LiarsDiceGame(faces=6, wild=True)
+    curves = {name: convergence_curve(game, name, 2000) for name in ("cfr", "cfr+")}
+    report["convergence_six_faces_wild"] = {k: [list(p) for p in v] for k, v in curves.items()}
+    report["plot"] = plot_convergence(
+        {name.upper(): c for name, c in curves.items()}, os.path.join(out, "liars_dice_convergence.png"),
+        "Liar's Dice, one 6-sided die each, 6s wild: CFR vs CFR+",
+    )
+    return write_results(out, "liars_dice", report)
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"liars_dice": ground_truth_liars_dice}

@@ -1,14 +1,15 @@
-"""``dice-envs solve pig`` and ``dice-envs play pig`` (``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
+"""``dice-envs solve pig`` and ``dice-envs play pig`` (``dice-envs evaluate pig``: :mod:`dice_envs.agents.pig.evaluation`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from fractions import Fraction
 
 import numpy as np
 
-from dice_envs.agents.console import play_jeopardy, present
+from dice_envs.agents.console import play_jeopardy, present, write_results
 
 
 def add_commands(verbs) -> None:
@@ -17,20 +18,20 @@ def add_commands(verbs) -> None:
     )
     solve.add_argument("--goal", type=int, default=100, help="winning score (100)")
     solve.add_argument("--hold-at", type=int, default=20, help="the hold-at policy to score against optimal (20)")
-    _add_die_arguments(solve)
+    add_die_arguments(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--plot", metavar="PNG", help="also draw the optimal hold-at totals and win probabilities")
     solve.set_defaults(handler=solve_pig)
 
     play = verbs["play"].add_parser("pig", help="play Pig against the optimal policy")
     play.add_argument("--goal", type=int, default=100, help="winning score (100)")
-    _add_die_arguments(play)
+    add_die_arguments(play)
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to move first, 1 to move second")
     play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.set_defaults(handler=play_pig)
 
 
-def _add_die_arguments(parser) -> None:
+def add_die_arguments(parser) -> None:
     parser.add_argument(
         "--load", nargs=2, metavar=("FACE", "FACTOR"), action="append", default=[],
         help="load a face of the d6: multiply its weight by FACTOR (e.g. --load 6 5/4); repeatable",
@@ -39,12 +40,17 @@ def _add_die_arguments(parser) -> None:
 
 def die_from_args(args: argparse.Namespace):
     """The d6, with the faces given by ``--load FACE FACTOR`` loaded (None: a fair d6)."""
+    return loaded_die(args.load)
+
+
+def loaded_die(loads):
+    """The d6 with each ``(face, factor)`` of ``loads`` loaded (None: a fair d6, for no loads)."""
     from dice_envs.core.dice import d
 
-    if not args.load:
+    if not loads:
         return None
     die = d(6)
-    for face, factor in args.load:
+    for face, factor in loads:
         try:
             face, factor = int(face), Fraction(factor)
         except (ValueError, ZeroDivisionError):
@@ -145,3 +151,18 @@ def play_pig(args: argparse.Namespace) -> int:
 
     print("you win!" if play_jeopardy(env, args.seat, computer, hint) else "the computer wins.")
     return 0
+
+
+def ground_truth_pig(out: str) -> dict:
+    """Pig's table and its optimal policy's plot, written to ``out``."""
+    from dice_envs.agents.pig.plots import plot_pig_policy
+
+    report = pig_report()
+    solution = report.pop("_solution")
+    print_pig_table(report)
+    report["plot"] = plot_pig_policy(solution, os.path.join(out, "pig_optimal_policy.png"))
+    return write_results(out, "pig", report)
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"pig": ground_truth_pig}

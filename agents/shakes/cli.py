@@ -10,8 +10,9 @@ rule's choice probabilities are from Thompson sampling's.
 from __future__ import annotations
 
 import argparse
+import os
 
-from dice_envs.agents.console import print_json
+from dice_envs.agents.console import print_json, write_results
 
 
 def add_commands(verbs) -> None:
@@ -80,3 +81,25 @@ def print_shakes_table(reports) -> None:
         "best choice = average over patients of P(the chosen treatment holds the highest card); "
         "full info = every patient gets the best treatment (the maesters' best joint play)."
     )
+
+
+def ground_truth_shakes(out: str) -> dict:
+    """The court's table for 2 to 6 treatments and the competitive game's outcome, written to ``out``."""
+    from dice_envs.agents.shakes.solver import competitive_best_response, competitive_outcome
+
+    reports = [shakes_report(players) for players in range(2, 7)]
+    print_shakes_table(reports)
+    competitive = [competitive_outcome(players) for players in range(2, 7)]
+    for row in competitive:
+        print(f"competitive, {row['num_players']} players, everyone argues: draw {row['draw']:.4f}, "
+              f"each seat wins {row['each_seat_wins']:.4f}")
+    checks = [competitive_best_response(players) for players in (2, 3)]
+    for row in checks:
+        print(f"competitive, {row['num_players']} players: states where yielding beats arguing against "
+              f"everyone arguing: {row['states_where_yielding_is_better']}")
+    return write_results(out, "shakes", {"court": reports, "competitive": competitive,
+                                         "competitive_best_response": checks})
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"shakes": ground_truth_shakes}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from dice_envs.agents.console import print_json
+from dice_envs.agents.console import print_json, write_results
 
 
 def add_commands(verbs) -> None:
@@ -65,3 +66,21 @@ def print_tatham_tables(report: dict) -> None:
             f"{by_total['6']:.1%} / {by_total['8']:.1%}",
         )
     console.print(table)
+
+
+def ground_truth_tatham(out: str) -> dict:
+    """The exact checks of Tatham's dice and their fault sensitivity's plot, written to ``out``; exits
+    with an error where a check fails."""
+    from dice_envs.agents.tatham.plots import plot_fault_sensitivity
+    from dice_envs.games.tatham.dice import report as tatham_report
+
+    report = tatham_report()
+    print_tatham_tables(report)
+    if not report["all_checks_passed"]:
+        raise SystemExit("Tatham's dice: an exact check failed (see the table above)")
+    report["plot"] = plot_fault_sensitivity(os.path.join(out, "tatham_fault_sensitivity.png"))
+    return write_results(out, "tatham", report)
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"tatham": ground_truth_tatham}

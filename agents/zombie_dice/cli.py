@@ -1,14 +1,15 @@
 """``dice-envs solve ayzd``, ``dice-envs solve zombie-dice`` and ``dice-envs play zombie-dice``
-(``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
+(``dice-envs evaluate``: :mod:`dice_envs.agents.zombie_dice.evaluation`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from dice_envs.agents.console import play_jeopardy, present
+from dice_envs.agents.console import play_jeopardy, present, write_results
 
 if TYPE_CHECKING:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
@@ -276,3 +277,29 @@ def play_zombie_dice(args: argparse.Namespace) -> int:
 
     print("you win!" if play_jeopardy(env, args.seat, computer, hint) else "the computer wins.")
     return 0
+
+
+def ground_truth_ayzd(out: str) -> dict:
+    """All Yellow Zombie Dice's table and its optimal policy's plot, written to ``out``."""
+    from dice_envs.agents.zombie_dice.plots import plot_ayzd_policy
+
+    report = ayzd_report()
+    solution = report.pop("_solution")
+    print_ayzd_table(report)
+    report["plot"] = plot_ayzd_policy(solution, os.path.join(out, "ayzd_optimal_policy.png"))
+    return write_results(out, "ayzd", report)
+
+
+def ground_truth_official(out: str) -> dict:
+    """The official dice' table and their optimal policy's plot, written to ``out``."""
+    from dice_envs.agents.zombie_dice.solver_plots import plot_official_solution
+
+    report = zombie_dice_report()  # solved once, then cached
+    solution = report.pop("_solution")
+    print_zombie_dice_table(report)
+    report["plot"] = plot_official_solution(solution, os.path.join(out, "zombie_dice_official_policy.png"))
+    return write_results(out, "zombie_dice_official", report)
+
+
+#: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
+GROUND_TRUTH = {"zombie_dice": ground_truth_ayzd, "zombie_dice_official": ground_truth_official}

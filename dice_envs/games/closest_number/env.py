@@ -89,9 +89,10 @@ from __future__ import annotations
 from typing import Optional
 
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
-from dice_envs.games.closest_number.rules import ClosestNumberGame
+from dice_envs.core.spiel import SpielGame, none_for_minus_one, winner_takes_all
+from dice_envs.games.closest_number.rules import MAX_NUMBERS, ClosestNumberGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "OPENSPIEL"]
 
 
 def env(**kwargs):
@@ -118,3 +119,12 @@ class raw_env(RulesCoreEnv):
         game = ClosestNumberGame(num_players, numbers, starting_player, round3)
         super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+#: Closest Number as an OpenSpiel game (``dice_envs_closest_number``, :mod:`dice_envs.openspiel`).
+OPENSPIEL = SpielGame(
+    "Closest Number (dice_envs)", dict(num_players=2, numbers=10, starting_player=-1, round3="two_cards"),
+    lambda p: ClosestNumberGame(p["num_players"], p["numbers"], none_for_minus_one(p["starting_player"]),
+                                p["round3"]),
+    "imperfect", winner_takes_all, lambda g: g.num_players, lambda g: (-1.0, 1.0),
+    lambda g: 2 * g.num_players * g.numbers * (g.last_round + 1), hidden=True, players=(2, MAX_NUMBERS // 2))

@@ -88,9 +88,10 @@ from __future__ import annotations
 from typing import Optional
 
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.core.spiel import SpielGame, none_for_minus_one
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "OPENSPIEL"]
 
 
 def env(**kwargs):
@@ -119,3 +120,31 @@ class raw_env(RulesCoreEnv):
         game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
         super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+def _spiel_game(p: dict) -> LiarsDiceGame:
+    """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
+    each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
+    dice = p["dice_per_player"]
+    if p["dice"]:
+        try:
+            dice = tuple(int(n) for n in p["dice"].replace(" ", ",").split(",") if n)
+        except ValueError:
+            raise ValueError(f"dice must be counts such as '2,1', got {p['dice']!r}") from None
+    return LiarsDiceGame(p["num_players"], dice, p["faces"], p["wild_rule"] or p["wild"],
+                         none_for_minus_one(p["max_quantity"]), p["starting_player"])
+
+
+#: The round as an OpenSpiel game (``dice_envs_liars_dice``, :mod:`dice_envs.openspiel`); OpenSpiel's own
+#: ``liars_dice`` parameter names are accepted too.
+OPENSPIEL = SpielGame(
+    "Liar's Dice (dice_envs)",
+    dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
+         starting_player=0), _spiel_game,
+    "imperfect", lambda g: "zero_sum",  # +1, -1 and 0s with any number of players
+    lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
+    lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
+    aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
+    private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
+    chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)],
+    observation_is_information_state=True)

@@ -71,9 +71,10 @@ from typing import Optional
 
 from dice_envs.core.dice import Die
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.core.spiel import LONG_GAME, SpielGame
 from dice_envs.games.pig.rules import DEFAULT_GOAL, PigGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "OPENSPIEL"]
 
 
 def env(**kwargs):
@@ -97,3 +98,17 @@ class raw_env(RulesCoreEnv):
     ):
         super().__init__(PigGame(goal, die), render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+def _spiel_game(p: dict) -> PigGame:
+    from dice_envs.core.dice import d
+
+    return PigGame(p["goal"], d(p["sides"]))
+
+
+#: Pig as an OpenSpiel game (``dice_envs_pig``, :mod:`dice_envs.openspiel`), with a fair die of
+#: ``sides`` faces; OpenSpiel's own ``pig`` parameter names are accepted too.
+OPENSPIEL = SpielGame(
+    "Pig (dice_envs)", dict(goal=100, sides=6), _spiel_game, "perfect", lambda g: "zero_sum",
+    lambda g: len(g.die.faces), lambda g: (-1.0, 1.0), lambda g: LONG_GAME, hidden=False,
+    aliases={"winscore": "goal", "diceoutcomes": "sides"})

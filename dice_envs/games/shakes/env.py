@@ -104,9 +104,10 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.core.spiel import LONG_GAME, SpielGame
 from dice_envs.games.shakes.rules import CourtGame, MaestersGame
 
-__all__ = ["env", "raw_env", "MODES"]
+__all__ = ["env", "raw_env", "OPENSPIEL", "MODES"]
 
 MODES = ("court", "maesters")
 
@@ -151,3 +152,29 @@ class raw_env(RulesCoreEnv):
         super().__init__(make_game(num_players, mode, variant, objective, until_winner),
                          render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+def _spiel_utility(game) -> str:
+    """The cooperative game pays every player the same; the competitive one is winner-takes-all."""
+    if not game.rules.competitive:
+        return "identical"
+    return "zero_sum" if game.rules.num_players == 2 else "general_sum"
+
+
+def _spiel_utilities(game):
+    if game.rules.competitive:
+        return (-1.0, 1.0)
+    if game.objective == "saved":
+        return (0.0, float(game.rules.patients))
+    return (0.0, 1.0)
+
+
+#: The Shakes as an OpenSpiel game (``dice_envs_shakes``, :mod:`dice_envs.openspiel`): :func:`make_game`'s
+#: arguments are its parameters.
+OPENSPIEL = SpielGame(
+    "The Shakes (dice_envs)",
+    dict(num_players=4, mode="court", variant="cooperative", objective="win", until_winner=False),
+    lambda p: make_game(p["num_players"], p["mode"], p["variant"], p["objective"], p["until_winner"]),
+    "imperfect", _spiel_utility, lambda g: 6 ** g.rules.num_players, _spiel_utilities,
+    lambda g: LONG_GAME if g.rules.until_winner else g.rules.patients * (g.rules.num_players + 1), hidden=True,
+    players=(1, 6))

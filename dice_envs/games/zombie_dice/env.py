@@ -81,9 +81,10 @@ from __future__ import annotations
 from typing import Optional
 
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.core.spiel import LONG_GAME, SpielGame, winner_takes_all
 from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "OPENSPIEL"]
 
 
 def env(**kwargs):
@@ -109,3 +110,10 @@ class raw_env(RulesCoreEnv):
     ):
         super().__init__(ZombieDiceGame(num_players, variant, goal, stop_when_won), render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+#: Zombie Dice as an OpenSpiel game (``dice_envs_zombie_dice``, :mod:`dice_envs.openspiel`).
+OPENSPIEL = SpielGame(
+    "Zombie Dice (dice_envs)", dict(num_players=2, variant="official", goal=13, stop_when_won=True),
+    lambda p: ZombieDiceGame(p["num_players"], p["variant"], p["goal"], p["stop_when_won"]), "perfect",
+    winner_takes_all, lambda g: 4096, lambda g: (-1.0, 1.0), lambda g: LONG_GAME, hidden=False, players=(2, 8))
