@@ -14,6 +14,7 @@ import contextlib
 from typing import Optional
 
 from dice_envs.agents.console import print_json
+from dice_envs.agents.scoring import MIXED
 
 AGENT_HELP = ("a saved model (.zip from Stable-Baselines3, e.g. the training scripts' model.zip; .pt from "
               "experiments/train_liars_dice*.py; an RLlib checkpoint directory from experiments/train_rllib.py), "
@@ -100,10 +101,11 @@ def add_commands(verbs) -> None:
         parser.add_argument("agent", help=AGENT_HELP.format(names=names))
         add_options(parser)
         how = parser.add_mutually_exclusive_group()
+        mixed = game in MIXED  # the games whose equilibrium is mixed
         how.add_argument("--greedy", dest="greedy", action="store_true", default=None,
-                         help="score a network's greedy action (the default, but in liars-dice and closest-number)")
+                         help="score a network's greedy action" + ("" if mixed else " (the default)"))
         how.add_argument("--stochastic", dest="greedy", action="store_false",
-                         help="score a network's action probabilities (the default in liars-dice and closest-number)")
+                         help="score a network's action probabilities" + (" (the default)" if mixed else ""))
         parser.add_argument("--threads", type=int, default=None, metavar="N",
                             help="threads torch scores a network with (default: torch's, one per core; "
                                  "1 to score beside a one-thread training run)")
