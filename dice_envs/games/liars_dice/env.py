@@ -8,7 +8,7 @@
 | Parallel API       | No                                                             |
 | Agents             | `agents= ['player_0', 'player_1']` (2 to 6 players)            |
 | Action Shape       | (1,)                                                           |
-| Action Values      | Discrete(Q * F + 1): bids 0..Q*F-1, call = Q*F                 |
+| Action Values      | Discrete(Q * F + 1): bids `0 .. Q*F-1`, the call `Q*F`         |
 | Observation Shape  | (n + F + Q * F + 1 + n,)                                       |
 | Observation Values | [0, the most dice a player holds]                              |
 
