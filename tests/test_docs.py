@@ -8,6 +8,7 @@ site is built into a temporary folder, so nothing is written to the repository. 
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -68,3 +69,98 @@ def test_the_readme_links_to_pages_that_exist():
     for link in links:
         assert (ROOT / link).is_file(), link
     assert "./run main" in readme and "./run test" in readme  # what CI runs stays documented
+
+
+# -- notebook words: the site and the package's docstrings read as a manual -------------------------------------------
+
+#: Words of a lab notebook, not of a manual: run-by-run asides, numbered issues and stops, the machine a figure was
+#: measured on, and "the seed" meaning a game's source document (a reader takes "seed" for a random seed).
+NOTEBOOK_WORDS = re.compile(
+    r"\bbeside\b|\bprob(?:e|es|ed|ing)\b|\bissues?\s+#?\d+|\bstops?\s+\d+|\bseed documents?\b"
+    r"|\bthe seed(?:'s)?\b(?!\s*\d)|\b(?:2|two)-core\b|\bdevelopment machine\b"
+    r"|\b(?:Xeon|EPYC|Ryzen|Core i[3579])\b",
+    re.IGNORECASE,
+)
+
+#: Files whose docstrings another helper cleans in parallel (the trainers and learned-model adapters); empty it at merge.
+_CLEANED_ELSEWHERE = frozenset({
+    "agents/learn/__init__.py", "agents/learn/jeopardy.py", "agents/learn/jeopardy_learned.py",
+    "agents/learn/process_reaper.py", "agents/learn/runs.py",
+    "agents/liars_dice/escher.py", "agents/liars_dice/play.py", "agents/liars_dice/training.py",
+    "agents/liars_dice/learned.py", "agents/liars_dice/mccfr.py",
+    "agents/pig/learned.py", "agents/zombie_dice/learned.py",
+})
+
+
+def _notebook_words(text: str, where: str, first_line: int = 1) -> list:
+    return [f"{where}:{first_line + text[:m.start()].count(chr(10))}: {m.group()!r}" for m in NOTEBOOK_WORDS.finditer(text)]
+
+
+def _docstrings(tree: ast.AST):
+    """``(line, text)`` of every module, class and function docstring, and of every attribute docstring (a string
+    right after an assignment, which griffe renders)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                yield node.body[0].lineno, text
+            for before, after in zip(node.body, node.body[1:]):
+                if (isinstance(before, (ast.Assign, ast.AnnAssign)) and isinstance(after, ast.Expr)
+                        and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+                    yield after.lineno, after.value.value
+
+
+def test_the_scan_finds_notebook_words():
+    for text in ("beside the suite", "a probe run", "issue 25's target", "stop 3", "the seed document",
+                 "the seed's dice rule", "on the 2-core machine", "an AMD EPYC", "Intel Xeon", "Core i7"):
+        assert NOTEBOOK_WORDS.search(text), text
+    for text in ("seed 0", "the seed 1 run", "--seed 1", "random seed", "probability", "issues", "stops at 52"):
+        assert not NOTEBOOK_WORDS.search(text), text
+
+
+def test_the_site_pages_carry_no_notebook_words():
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        found += _notebook_words(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)))
+    assert not found, "\n".join(found)
+
+
+def test_the_package_docstrings_carry_no_notebook_words():
+    found, scanned = [], 0
+    for package in ("dice_envs", "agents"):  # agents/ installs as dice_envs.agents
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            if where in _CLEANED_ELSEWHERE:
+                continue
+            scanned += 1
+            for line, text in _docstrings(ast.parse(path.read_text(encoding="utf-8"))):
+                found += _notebook_words(text, where, line)
+    assert scanned > 100
+    assert not found, "\n".join(found)
+
+
+# -- the learner pages: CleanRL's form ---------------------------------------------------------------------------------
+
+LEARNERS = ("maskable_ppo", "escher", "mmd_full_width", "mccfr", "mmd", "ppo", "rllib_ppo")
+
+
+@pytest.mark.parametrize("learner", LEARNERS)
+def test_a_learner_page_has_cleanrls_sections_and_one_results_table_of_presets(learner):
+    page = (ROOT / "docs" / "learners" / f"{learner}.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, flags=re.M)
+    assert headings[:4] == ["Overview", "Usage", "Implementation details", "Results"], headings
+    assert "dice-envs train " in page.split("## Usage")[1].split("## ")[0]
+    results = page.split("## Results")[1].split("\n## ")[0]
+    tables = re.findall(r"(?:^\|.*\|\n)+", results, flags=re.M)
+    assert len(tables) == 1, f"{learner}: one Results table"
+    rows = tables[0].splitlines()[2:]
+    assert rows and all(re.match(r"\| `[a-z0-9-]+`", row) and "preset" in tables[0].splitlines()[0] for row in rows)
+    for image in re.findall(r"\]\((\.\./images/learners/[^)]+)\)", results):
+        path = (ROOT / "docs" / "learners" / image).resolve()
+        assert path.is_file() and path.stat().st_size < 100_000, image
+
+
+def test_the_learner_figures_are_small():
+    figures = list((ROOT / "docs" / "images" / "learners").glob("*.png"))
+    assert len(figures) >= 16
+    assert all(figure.stat().st_size < 100_000 for figure in figures)

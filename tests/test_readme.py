@@ -27,3 +27,14 @@ def test_snippet_runs_as_written(code, tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_the_readme_is_short_and_its_tables_hold_one_figure_per_cell():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 200
+    rows = [line for line in text.splitlines() if line.startswith("|") and not re.fullmatch(r"[|\-\s]+", line)]
+    assert len(rows) >= 10
+    for row in rows:
+        for cell in row.strip("|").split("|"):
+            assert len(re.findall(r"-?\d+\.\d+(?:e-?\d+)?", cell)) <= 1, cell  # one measured figure
+            assert len(cell.split()) <= 40, cell  # a cell, not a paragraph

@@ -602,7 +602,7 @@ WILD = ["--wild"]
 def test_committed_models_rescore_to_their_tables(lp, capsys, model, rules, exploitability):
     """The final networks (and mccfr's tables) in experiments/models re-score, through the
     command line, to the final exploitability of their runs in the documentation's tables
-    (docs/training/liars_dice_learners.md, liars_dice_escher.md)."""
+    (docs/learners/, and the runs in experiments/notebook/2026-11-28-liars-dice-*.md)."""
     from dice_envs.agents.cli import main as cli_main
 
     argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
@@ -617,7 +617,7 @@ ESCHER_2V2_MODEL = "experiments/models/liars_dice_play_escher_2v2_aces.pt"
                      "--json"])
 def test_the_2v2_model_rescores_to_its_figure(beside_output):
     """The two-dice-each model (ESCHER, the 1v2 row's settings with a 2x512 regret network, a 2x256
-    average network and a 2x512 value network, 60 minutes, seed 0; docs/training/liars_dice_escher.md)
+    average network and a 2x512 value network, 60 minutes, seed 0; docs/learners/escher.md)
     re-scores to its run's final exploitability.  Its exact score is streamed over the 352 M
     information states, about 10 minutes, beside the rest of the suite (conftest.py).  To 1e-6, as
     the other committed models: the network's float32 products round differently on other CPUs'

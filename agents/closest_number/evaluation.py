@@ -15,7 +15,7 @@ How (the solver's round decomposition, with the scores the agent sees):
   *scores* (they are in its observation), so a round start here is ``(round, a, b)``,
   ``a`` the starter's score and ``b`` the other's.  From round 1's start ``(1, 0, 0)``
   the positions every play can reach are found round by round from the points each
-  end of a round gives (17 for round 2 and 48 in all on the seed's 10 numbers).
+  end of a round gives (17 for round 2 and 48 in all on the source document's 10 numbers).
 * Each round is the solver's round tree (:meth:`ClosestNumberSolver.tree
   <dice_envs.agents.closest_number.solver.ClosestNumberSolver.tree>`, one per round
   whatever the scores).  The agent is asked at every information state of every
@@ -434,7 +434,7 @@ def score_agent(agent: ObservationAgent, numbers: int = 10, round3: str = "two_c
     Args:
         agent: an observation agent ``agent(observations, masks) -> probabilities``
             over ``dice_envs/ClosestNumber-v0``'s observations and action masks.
-        numbers: the board ``1..numbers`` (the seed's 10).
+        numbers: the board ``1..numbers`` (the source document's 10).
         round3: ``"two_cards"`` or ``"one_card"`` (see :mod:`dice_envs.games.closest_number.rules`).
         batch_size: most observations per call of the agent.
 

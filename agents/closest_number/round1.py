@@ -1,8 +1,8 @@
-"""Round 1 alone, the seed's motivating question: players in turn pick distinct
+"""Round 1 alone, the source document's motivating question: players in turn pick distinct
 numbers from ``1..numbers``; each scores one point per number their pick is
 strictly closest to.  What are the subgame-perfect picks and scores?
 
-Each player maximises **their own points in round 1** (the seed's question:
+Each player maximises **their own points in round 1** (the source document's question:
 "how can each player maximise their chances of guessing the right number",
 asked before the game grew a second round).  With three or more players this is
 not a zero-sum game, so a later player's choice between equally good numbers

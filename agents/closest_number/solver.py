@@ -189,7 +189,7 @@ class ClosestNumberSolver:
     """Equilibrium of the two-player game by round decomposition (module docstring).
 
     Args:
-        numbers: the board ``1..numbers`` (4 to 40; 10 in the seed).
+        numbers: the board ``1..numbers`` (4 to 40; 10 in the source document).
         round3: ``"two_cards"`` or ``"one_card"`` (see :mod:`dice_envs.games.closest_number.rules`).
 
     Round games are solved lazily and kept: :meth:`value` and :meth:`solution`

@@ -11,7 +11,7 @@ sampled play.
 :func:`load_agent` makes one from what a user names:
 
 * a Stable-Baselines3 model, ``MODEL.zip`` (:class:`NetworkAgent`; rebuilt without
-  unpickling, :mod:`dice_envs.agents.evaluate.sb3_models`); a ``MODEL.json`` beside it, as the
+  unpickling, :mod:`dice_envs.agents.evaluate.sb3_models`); a ``MODEL.json`` next to it, as the
   training scripts write, tells which observation and goal it was trained on;
 * a model file that a game's own learners save, by its suffix (its :mod:`dice_envs.registry` entry's
   ``agent_files``: ``MODEL.pt``, Liar's Dice, a network or a table,
@@ -189,7 +189,7 @@ class RLlibAgent(Agent):
 
 
 def model_description(path: str) -> dict:
-    """``MODEL.json`` beside ``MODEL.zip`` (what the training scripts record), or ``{}``."""
+    """``MODEL.json`` next to ``MODEL.zip`` (what the training scripts record), or ``{}``."""
     sidecar = os.path.splitext(path)[0] + ".json"
     if not os.path.isfile(sidecar):
         return {}

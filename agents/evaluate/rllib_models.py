@@ -10,7 +10,7 @@ checkpoint runs whatever code its pickles carry.  :func:`load_module` never does
 * ``module_state.pkl`` is read by :class:`WeightsUnpickler`, which builds dicts and numpy
   arrays and nothing else: a pickle that names any other callable is refused before that
   callable is looked up (the idea of ``torch.load(weights_only=True)``);
-* ``dice_envs.json`` beside the checkpoint (written by ``train_rllib.py``) records the game
+* ``dice_envs.json`` next to the checkpoint (written by ``train_rllib.py``) records the game
   and its settings, so a checkpoint scored on another game is refused, naming both.
 
 Every weight must be finite, and the state file is refused before it is read if it is

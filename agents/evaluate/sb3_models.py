@@ -6,7 +6,7 @@ spaces, so a crafted ``.zip`` runs whatever code it carries.  :func:`load_policy
 never unpickles anything:
 
 * the readable half of each entry of ``data`` (SB3 stores the ``repr`` of every
-  attribute beside the pickle) gives the policy class, ``net_arch``, the activation
+  attribute next to the pickle) gives the policy class, ``net_arch``, the activation
   and the spaces, each checked against a short list of what SB3 itself writes for an
   actor-critic MLP (``PPO``/``A2C``'s ``MlpPolicy``, ``MaskablePPO``'s ``MlpPolicy``);
 * the network is built from them with SB3's own policy class, and its weights are

@@ -75,7 +75,7 @@ def add_commands(verbs) -> None:
     export.add_argument("--max-quantity", type=int, default=None,
                         help="highest quantity one may bid (default: the number of dice in play)")
     export.add_argument("--seed-bids", action="store_true",
-                        help="the seed's bid space: quantities up to the number of faces (125 / 9,208 / "
+                        help="the source document's bid space: quantities up to the number of faces (125 / 9,208 / "
                              "2,097,137 nodes for 2/3/4 faces)")
     export.add_argument("--out", "-o", default=None,
                         help="output file (default: the game's name, e.g. liars_dice_1v2_6_aces.efg: dice per player, "
@@ -181,7 +181,7 @@ EFG_BYTES_PER_NODE = 64
 
 def efg_name(game, seed_bids: bool = False) -> str:
     """The default file of ``export-efg liars-dice``: one name per game, ``liars_dice_1v2_6_aces.efg``
-    (the dice of each player, the faces, the wild rule unless none, ``seed_bids`` for the seed's bid space)."""
+    (the dice of each player, the faces, the wild rule unless none, ``seed_bids`` for the source's bid space)."""
     parts = ["liars_dice", "v".join(map(str, game.dice)), str(game.faces)]
     parts += [] if game.wild_rule == "none" else [game.wild_rule]
     return "_".join(parts + (["seed_bids"] if seed_bids else [])) + ".efg"

@@ -5,7 +5,7 @@ where ``efficacies`` is the game's known multiset (``ShakesRules.efficacies``)
 and ``record`` is ``((treated, saved), ...)`` per treatment; it returns the
 probability of giving the next patient to each treatment (Fractions).
 
-* :func:`dice_rule`: the seed's argument (every maester argues; see
+* :func:`dice_rule`: the source document's argument (every maester argues; see
   :mod:`dice_envs.agents.shakes.argument`).
 * :func:`thompson`: exact Thompson sampling under the game's true prior, where
   the efficacies are a uniformly random arrangement of the known multiset: draw an
@@ -83,7 +83,7 @@ def uniform_random(efficacies, record) -> Tuple[Fraction, ...]:
 
 
 def dice_rule(efficacies, record) -> Tuple[Fraction, ...]:
-    """The seed's argument: the probability that each maester wins it."""
+    """The source document's argument: the probability that each maester wins it."""
     return argument_win_probabilities(record)
 
 
@@ -113,7 +113,7 @@ class CourtAgent:
 
 
 def always_argue(state: MaestersState, seat: int) -> int:
-    """The seed's play: every maester argues every round."""
+    """The source document's play: every maester argues every round."""
     return ARGUE
 
 

@@ -18,7 +18,7 @@ found by expanding the previous one, and successors by binary search on integer
 keys.
 
 The posterior weights ``prod e^s (6 - e)^(t - s)`` are integers below 2^53 for
-the seed's games, so they are computed exactly in float64 and ties (for the
+the source document's games, so they are computed exactly in float64 and ties (for the
 greedy policy) are exact.  The values themselves are float64 sums (no sampling).
 
 :func:`reference_value` is a slow exact (Fraction) evaluator over ordered records,
@@ -66,8 +66,8 @@ class ShakesModel:
 
     Args:
         num_players: 2 to 6.
-        efficacies, patients, threshold: override the seed's values (for
-            experiments; the defaults are the seed's).
+        efficacies, patients, threshold: override the source document's values (for
+            experiments; the defaults are the source document's).
     """
 
     def __init__(self, num_players: int, efficacies=None, patients: Optional[int] = None,
@@ -293,7 +293,7 @@ def solve(num_players: int, objective: str = "win", model: Optional[ShakesModel]
         num_players: 2 to 6.
         objective: what "optimal" maximises: ``"win"`` (team-win probability; ties
             broken by expected saved) or ``"saved"`` (expected saved; ties by win).
-        model: a prebuilt :class:`ShakesModel` (default: the seed's game).
+        model: a prebuilt :class:`ShakesModel` (default: the source document's game).
         policies: which of :data:`POLICY_NAMES` to evaluate.
     """
     if objective not in OBJECTIVES:
@@ -438,7 +438,7 @@ def reference_value(num_players: int, policy, objective: str = "win") -> Fractio
 
 
 def competitive_outcome(num_players: int) -> dict:
-    """Competitive variant, everyone always arguing (the seed's play): the exact
+    """Competitive variant, everyone always arguing (the source document's play): the exact
     probability that the table's patients run out before anyone saves 3 (a draw),
     each seat's win probability (equal by symmetry), and the expected number of
     patients treated."""

@@ -4,7 +4,7 @@ Generic over any rules core (:mod:`dice_envs.core`) with exact chance
 probabilities: chance probabilities are written as exact fractions (``1/36``;
 Gambit rejects decimals such as 0.1667 that do not sum to exactly 1), payoffs
 as integers or fractions.  The tree is streamed depth first, so large trees
-(the seed's two million nodes for 4-sided dice) never sit in memory, and the
+(the source document's two million nodes for 4-sided dice) never sit in memory, and the
 file is written atomically (a temporary file renamed into place).
 
 Format (Gambit's documentation, "Game representation formats")::

@@ -1394,8 +1394,8 @@ def _peak_memory() -> int:
 def _estimate(M: int, goal: int) -> Tuple[float, float, float]:
     """``(bytes, seconds, seconds of the dice chain)`` of a solve: the largest batch holds the
     values of ``(M + 3) x D x 2 goal`` float64 (and as much again in temporaries), on top of
-    about 400 MB (the chain, the decisions, Python); the time is measured on the 2-core
-    development machine (about 35 s at goal 13 with cap 52, plus 5 s for the chain)."""
+    about 400 MB (the chain, the decisions, Python); the time is a rate fitted to measured solves
+    (35 s at goal 13 with cap 52, plus 5 s for the chain)."""
     D = 10_766
     memory = 2 * (M + 3) * D * 2 * goal * 8 + 400e6
     layer_positions = goal * goal * (M - goal / 2) + goal * goal * goal / 2 + M * M

@@ -1,4 +1,4 @@
-"""Atomic files: written to a temporary file beside the target, flushed to disk, then renamed
+"""Atomic files: written to a temporary file next to the target, flushed to disk, then renamed
 over it, so a reader never sees half a file and an interrupted write leaves nothing behind.
 Every atomic write of the project (results, plots, caches, the ``.efg`` export and the
 training scripts' checkpoints) goes through :func:`atomic_path`."""
@@ -24,7 +24,7 @@ def _process_exists(pid: int) -> bool:
 
 
 def _remove_stale(directory: str, base: str, suffix: str) -> None:
-    """Remove ``base.PID.*suffix`` files beside ``base`` whose process ``PID`` is gone."""
+    """Remove ``base.PID.*suffix`` files next to ``base`` whose process ``PID`` is gone."""
     try:
         names = os.listdir(directory)
     except OSError:
@@ -47,7 +47,7 @@ def atomic_path(path, tmp=None):
     umask; ``mkstemp`` alone would make it ``0600``) and renamed over ``path``.  On any error
     or interrupt the temporary file is removed.
 
-    ``tmp``: the temporary file's path, beside ``path`` (default: a unique name that keeps
+    ``tmp``: the temporary file's path, next to ``path`` (default: a unique name that keeps
     ``path``'s suffix, for writers that add a suffix when it is missing, as SB3 does, and
     holds the writer's process id: the temporary files of ``path`` left by a writer that no
     longer runs, killed with ``-9`` where nothing could remove them, are removed first).

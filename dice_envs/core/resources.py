@@ -19,9 +19,9 @@ disk        ``DICE_ENVS_MAX_DISK``      ``--max-disk``     10 GiB, and never mor
 ==========  ==========================  =================  =============================
 
 Sizes take a unit (``"500M"``, ``"16G"``, ``"2GiB"``) or are bytes; ``"0"`` or
-``"none"`` turns a limit off (except the free-disk check).  The estimates are
-measured on the development machine (peak resident memory of the solvers at a few
-sizes, fitted with a margin); they err on the side of refusing.
+``"none"`` turns a limit off (except the free-disk check).  The memory estimates
+come from the solvers' peak resident memory measured at a few sizes and fitted with a
+margin; they err on the side of refusing.
 """
 
 from __future__ import annotations

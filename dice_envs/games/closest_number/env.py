@@ -20,9 +20,8 @@ strictly closer to than anyone else's.  Round 1: one card each.  Round 2: two
 cards each, one of them a face-down decoy that occupies its number but does not
 score.  The most points after round 2 wins; tied leaders play tiebreak rounds
 (round 3, then rounds under round 2's rules with the highest number removed
-each time).  The starting player rotates every round.  This is the game of the
-seed document `003` (a number-card game by Jorge Zhang); the rules and the two
-readings of its round-3 rule are in :mod:`dice_envs.games.closest_number.rules`, the exact
+each time).  The starting player rotates every round.  This is a number-card game by Jorge
+Zhang; the rules and the two readings of its round-3 rule are in :mod:`dice_envs.games.closest_number.rules`, the exact
 solutions in :mod:`dice_envs.agents.closest_number.round1` (round 1 alone, any number of
 players) and :mod:`dice_envs.agents.closest_number.solver` (the full two-player game).
 

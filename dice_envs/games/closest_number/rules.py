@@ -5,7 +5,7 @@ This module holds the rules once; the PettingZoo environment
 (:mod:`dice_envs.agents.closest_number.round1`) and the full-game equilibrium solver
 (:mod:`dice_envs.agents.closest_number.solver`) all use it.
 
-Rules (the seed document ``003``, a number-card game by Jorge Zhang; we call it
+Rules (a number-card game by Jorge Zhang; we call it
 Closest Number):
 
 * The number cards ``1..numbers`` lie face up in a row.  Players take turns
@@ -27,10 +27,10 @@ Closest Number):
   of a round every card is turned face up, so decoys are public from then on.
 * After round 2 the player with the most points (rounds 1 and 2 added) wins.
   Tied leaders play tiebreak rounds **among themselves** (players who are not
-  tied for the lead have lost; the seed does not say who plays on, and this is
+  tied for the lead have lost; the source document does not say who plays on, and this is
   the Zombie Dice convention); the scores keep adding up, and the first round
   after which one of them leads alone decides the game.
-* **Round 3** (the seed: "the same as round 1, except now the decoy card also
+* **Round 3** (the source document: "the same as round 1, except now the decoy card also
   counts during scoring") can be read two ways, chosen with ``round3``:
 
   - ``"two_cards"`` (default): the exception only makes sense if there is a
@@ -111,10 +111,10 @@ class ClosestNumberGame(Game):
 
     Args:
         num_players: 2 to ``numbers // 2``.
-        numbers: the number cards ``1..numbers``, 4 to 40 (10 in the seed).
+        numbers: the number cards ``1..numbers``, 4 to 40 (10 in the source document).
         starting_player: the seat that starts round 1, or ``None`` to draw it
             uniformly at random (a chance node at the start of the game).
-        round3: ``"two_cards"`` or ``"one_card"``, the two readings of the seed's
+        round3: ``"two_cards"`` or ``"one_card"``, the two readings of the source document's
             round-3 rule (see the module docstring).
 
     Raises:

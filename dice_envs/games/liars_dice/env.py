@@ -8,7 +8,7 @@
 | Parallel API       | No                                                             |
 | Agents             | `agents= ['player_0', 'player_1']` (2 to 6 players)            |
 | Action Shape       | (1,)                                                           |
-| Action Values      | Discrete(Q * F + 1): bids 0..Q*F-1, call = Q*F                 |
+| Action Values      | Discrete(Q * F + 1): bids `0 .. Q*F-1`, the call `Q*F`         |
 | Observation Shape  | (n + F + Q * F + 1 + n,)                                       |
 | Observation Values | [0, the most dice a player holds]                              |
 
@@ -20,7 +20,7 @@ Every player rolls their dice in secret.  Then, player 0 first (or
 either bids "at least q dice on the table show face f" (a higher quantity with
 any face, or the same quantity with a higher face than the last bid) or calls
 the last bid.  On a call the dice are shown: a true bid wins for the bidder, a
-false one for the caller.  This is the game of the seed document "A Roll of the
+false one for the caller.  This is the game of the source document "A Roll of the
 Liar's Dice" (one die each by default); `wild="highest"` (or `True`) makes the
 highest face wild, which is OpenSpiel's `liars_dice`, and `wild="aces"` makes
 face 1 wild, as at most tables (a bid on 1s then counts only 1s).  The rules live in :mod:`dice_envs.games.liars_dice.rules`;
@@ -37,7 +37,7 @@ liars_dice_v0.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_qua
 `num_players`: 2 to 6.  `dice_per_player`: 1 to 5, the same for everybody, or one
 count per player such as `(2, 1)`.  `faces`: 2 to 6.  `wild`: `"none"` (`False`),
 `"highest"` (`True`) or `"aces"`.  `max_quantity`: highest quantity one
-may bid (`None`: the number of dice in play; the seed's F# program uses
+may bid (`None`: the number of dice in play; the source document's F# program uses
 `faces`).  `starting_player`: who bids first.  `render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).  `max_cycles`:
 truncate after this many decisions (a round never takes more than
 `Q * F + 1` decisions anyway).

@@ -6,7 +6,7 @@ This module holds the rules once; the PettingZoo environment
 (:mod:`dice_envs.agents.solve.exploitability`) and the Gambit writer (:mod:`dice_envs.agents.solve.gambit`) all
 use it.
 
-Rules (the seed document ``002``, "A Roll of the Liar's Dice"):
+Rules (the source document, "A Roll of the Liar's Dice"):
 
 * Each player rolls their dice with ``faces`` sides (1..faces) and sees only
   their own: ``dice_per_player`` dice each, or one count per player such as
@@ -32,7 +32,7 @@ Rules (the seed document ``002``, "A Roll of the Liar's Dice"):
   lowest bid of its quantity.
 
 Quantities run from 1 to the number of dice in play (``max_quantity=None``).
-The seed's F# program instead lets quantities run up to the number of *faces*
+The source document's F# program instead lets quantities run up to the number of *faces*
 (``for amt in 1 .. maxDie``), so with one die each and ``faces > 2`` it also
 has bids such as "at least 3 dice show 1" that two dice can never make true.
 ``max_quantity=faces`` reproduces its tree (125 / 9,208 / 2,097,137 nodes for
@@ -40,7 +40,7 @@ has bids such as "at least 3 dice show 1" that two dice can never make true.
 do not change the game's value, but they make the tree far larger.
 
 The dice are rolled at one chance node whose outcome is every player's roll, a
-sorted tuple of faces per player (as in the seed's tree, which has one chance
+sorted tuple of faces per player (as in the source document's tree, which has one chance
 node with ``faces ** 2`` outcomes for one die each).  With more than one die
 per player, a roll is the multiset of faces with its multinomial probability
 from :func:`dice_envs.core.dice.roll_counts`.
@@ -60,7 +60,7 @@ from dice_envs.core.validation import check_int as _check_int
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
            "describe_roll", "seed_game", "tree_size"]
 
-#: Node counts the seed reports for one die each and quantities up to ``faces``.
+#: Node counts the source document reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
 
 
@@ -102,7 +102,7 @@ class LiarsDiceGame(Game):
         wild: the wild rule, ``"none"``, ``"highest"`` (OpenSpiel's) or ``"aces"``;
             ``True`` is ``"highest"`` and ``False`` is ``"none"``.
         max_quantity: the highest quantity one may bid (1 to 36); ``None`` means the number of
-            dice in play.  ``faces`` gives the seed's bid space (see the module
+            dice in play.  ``faces`` gives the source document's bid space (see the module
             docstring).
         starting_player: the player who bids first.
 
@@ -396,7 +396,7 @@ def tree_size(game: LiarsDiceGame) -> int:
     After the roll, a history is a strictly increasing sequence of bids, i.e. a
     subset of the ``B`` bids: ``2**B`` decision nodes, and every non-empty one has
     a call terminal (``2**B - 1``), for each of the roll outcomes, plus the root.
-    ``tree_size(LiarsDiceGame(faces=F, max_quantity=F))`` is the seed's count for
+    ``tree_size(LiarsDiceGame(faces=F, max_quantity=F))`` is the source document's count for
     ``F = 2, 3, 4`` (125, 9,208, 2,097,137).  Two players only.
     """
     if game.num_players != 2:
@@ -406,5 +406,5 @@ def tree_size(game: LiarsDiceGame) -> int:
 
 
 def seed_game(faces: int) -> LiarsDiceGame:
-    """The seed's game: one die each, quantities up to ``faces``, no wild face."""
+    """The source document's game: one die each, quantities up to ``faces``, no wild face."""
     return LiarsDiceGame(faces=faces, max_quantity=faces)

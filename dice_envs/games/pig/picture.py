@@ -1,5 +1,5 @@
 """Pig's table: the two scores as bars toward the goal (the mover's turn total at stake added
-to theirs), and the die as it last landed, with the turn total beside it."""
+to theirs), and the die as it last landed, with the turn total next to it."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ Two modes:
   prior; its Bayes-optimal policy is computed exactly by
   `dice-envs solve shakes --players N`.
 * `mode="maesters"`: one agent per maester.  Each sees its own efficacy card and
-  the public record, and every round chooses to argue (roll by the seed's dice
+  the public record, and every round chooses to argue (roll by the source document's dice
   rule) or to yield.  The arguing maesters roll; the strongest treats (ties are
   re-rolled by the tied maesters only).  If everyone yields, everyone argues.
   Declarations within a round are simultaneous: a maester does not see the
@@ -38,10 +38,10 @@ highest efficacy knows it, so the joint policy "argue if and only if your card
 is the highest" gives every patient the best treatment: that is the
 full-information optimum, an upper bound on any policy, so it is optimal (team
 win probability `P(Binomial(patients, e_max / 6) >= threshold)`, e.g. 0.806 with
-2 players and 0.996 with 4 to 6; `dice_envs.agents.shakes.policies.argue_if_best`).  The seed's
+2 players and 0.996 with 4 to 6; `dice_envs.agents.shakes.policies.argue_if_best`).  The source document's
 play (everyone always argues) is the dice rule, and is worth much less (see the table
 in ``docs/games/shakes.md``).  In the competitive variant all cards show 3, so cards carry
-no information; the seed's play is for everyone to argue, and with 2 and 3 players
+no information; the source document's play is for everyone to argue, and with 2 and 3 players
 that is an equilibrium: against everyone else arguing, yielding is never strictly
 better in any state (`dice_envs.agents.shakes.solver.competitive_best_response`, exact).
 With everyone arguing, the game is a draw (nobody saves 3 before the patients run

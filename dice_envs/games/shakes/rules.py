@@ -4,7 +4,7 @@ This module holds the rules once; the PettingZoo environment
 (:mod:`dice_envs.shakes_v0`), the exact solvers (:mod:`dice_envs.agents.shakes.solver`,
 :mod:`dice_envs.agents.shakes.argument`) and the tests all use it.
 
-Rules (the seed document, ``shared/seeds/000_95f799ab02f22ac4.txt``):
+Rules (Allen Downey's *The Shakes*):
 
 * Each of the ``n`` players (maesters) champions one treatment.  The treatments'
   efficacies are a random permutation of a known multiset, dealt face down as cards:
@@ -37,35 +37,35 @@ Rules (the seed document, ``shared/seeds/000_95f799ab02f22ac4.txt``):
 Two games are built on these rules (see :mod:`dice_envs.shakes_v0`):
 
 * :class:`CourtGame`: one decision maker (the court) chooses which treatment each
-  patient gets, seeing only the public record; it is the bandit problem the seed's
+  patient gets, seeing only the public record; it is the bandit problem the source document's
   argument approximates, and the one the Bayes-optimal solver solves.
 * :class:`MaestersGame`: one agent per maester; each sees its own card and the
   public record and, each round, argues or yields.
 
-Readings of the seed where it is ambiguous (each the default, with the other
+Readings of the source document where it is ambiguous (each the default, with the other
 reading as an option where it is cheap):
 
 * **Competitive game length.**  "Play as in the cooperative variation" keeps the
   12/18 patients on the table; if they are all treated before anyone has saved 3,
   nobody wins (every seat gets 0).  ``until_winner=True`` plays on until someone
   saves 3 instead (the game then ends with probability 1).
-* **Yielding** is not in the seed, where every maester always argues (that is the
+* **Yielding** is not in the source document, where every maester always argues (that is the
   seed's play, and the ``"argue"`` action).  If every maester yields, the round is
-  argued by all of them, as in the seed.  Declarations are simultaneous: a maester
+  argued by all of them, as in the source document.  Declarations are simultaneous: a maester
   does not see the others' choices for the current round.
 * **Rewards.**  A team win pays 1 (0 for a loss) so that the expected return is the
   team-win probability; ``objective="saved"`` pays the number of patients saved.
   The competitive winner gets +1, the others -1.
-* **"Optimal".**  The seed's goal is a team win, so the Bayes-optimal court policy
-  maximises the team-win probability by default; the seed's background section
+* **"Optimal".**  The source document's goal is a team win, so the Bayes-optimal court policy
+  maximises the team-win probability by default; the source document's background section
   speaks of maximising the patients saved, which is ``objective="saved"``.
 * **Which Thompson sampling.**  The argument is Thompson sampling under a uniform
   prior on each efficacy; the game's true prior is a shuffle of a known multiset.
   "Thompson" in :mod:`dice_envs.agents.shakes.policies` is exact Thompson sampling under the
   true prior, and the dice rule is measured against it.
 * **The dice rule as a court policy** gives each treatment the probability that
-  its maester wins the argument when everyone argues (the seed's play).
-* The seed's "argue all at once or one at a time, in any order" does not change
+  its maester wins the argument when everyone argues (the source document's play).
+* The source document's "argue all at once or one at a time, in any order" does not change
   the outcome (the rolls are independent); the rules core rolls all at once.
 """
 
@@ -123,7 +123,7 @@ class ShakesRules:
 
     Args:
         num_players: 2 to 6 maesters (treatments).
-        variant: ``"cooperative"`` (the seed's game) or ``"competitive"``.
+        variant: ``"cooperative"`` (the source document's game) or ``"competitive"``.
         until_winner: competitive only: play on past the table's patients until
             someone saves 3 (default False: the game is a draw when they run out).
 
@@ -181,9 +181,9 @@ def deal_distribution(efficacies: Tuple[int, ...]):
 
 
 def argument_strength(dice: Sequence[int], saved: int) -> int:
-    """The seed's rule, literally: drop the ``saved`` lowest dice, keep the lowest left.
+    """The source document's rule, literally: drop the ``saved`` lowest dice, keep the lowest left.
 
-    ``argument_strength([1, 2, 2, 4], 2) == 2`` (the seed's example).
+    ``argument_strength([1, 2, 2, 4], 2) == 2`` (the source document's example).
     """
     if not 0 <= saved < len(dice):
         raise ValueError(f"saved must be from 0 to {len(dice) - 1} for {len(dice)} dice, got {saved}")
@@ -446,7 +446,7 @@ class CourtGame(_ShakesGame):
     """One decision maker assigns every patient to a treatment (cooperative rules).
 
     Args:
-        num_players: 2 to 6 treatments (the seed's player count).
+        num_players: 2 to 6 treatments (the source document's player count).
         objective: ``"win"`` (return 1 if the team saves enough patients, else 0) or
             ``"saved"`` (return the number of patients saved).
 
@@ -563,7 +563,7 @@ class MaestersState(ShakesState):
         if len(declared) < self.rules.num_players:
             return self._with(declared=declared)
         contenders = tuple(m for m, a in enumerate(declared) if a == ARGUE)
-        if not contenders:  # everyone yielded: all argue, as in the seed
+        if not contenders:  # everyone yielded: all argue, as in the source document
             contenders = tuple(range(self.rules.num_players))
         if len(contenders) == 1:
             return self._with(declared=declared, contenders=(), patient_to=contenders[0], phase=TREAT)

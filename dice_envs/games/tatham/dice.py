@@ -1,10 +1,10 @@
 """Simon Tatham's dice that never roll 7, in exact arithmetic.
 
-From "A Pair Of Dice Which Never Roll 7" (the seed ``001``).  The ordinary 2d6
+From "A Pair Of Dice Which Never Roll 7" (Simon Tatham).  The ordinary 2d6
 outcome grid is rearranged so that all six 7s share one face of one die; relabelling
 gives two dice whose result is *the face with more dots*:
 
-* the **even** die (R): faces 6, 8, 4, 10, 2, 12 (in the seed's construction order);
+* the **even** die (R): faces 6, 8, 4, 10, 2, 12 (in the source document's construction order);
 * the **odd** die (C): faces 7, 5, 9, 3, 11 and a blank (:data:`BLANK`, counted as 0);
 * dots: six on the 7, five on 6 and 8, four on 5 and 9, three on 4 and 10, two on 3
   and 11, one on 2 and 12, none on the blank (:func:`dots`).  Faces with the same
@@ -22,7 +22,7 @@ With the faces sorted (blank as 0) the red numbers form the circulant grid
 marked +3 (:data:`SYMMETRIC_SHIFT`); both give the exact joint distribution of
 (total, red die) of two ordinary dice, with and without the 7.
 
-The alternatives the seed discusses are here too: a d6 (red) plus a d5, adding one
+The alternatives the source document discusses are here too: a d6 (red) plus a d5, adding one
 when the sum is 7 or more, and a d30 labelled with the 30 totals of the 5 x 6 grid.
 Plain 2d6, and 2d6 re-rolled until it is not 7 (the house rule the dice replace),
 are the baselines.
@@ -33,7 +33,7 @@ one at a time) and a rule reading the faces shown.  :func:`distribution` enumera
 every roll exactly (:func:`dice_envs.core.dice.enumerate_rolls`); :func:`checks` proves the
 seed's claims by enumeration; :func:`fault_sensitivity` measures, exactly, how far the
 distribution of totals moves when one face of one die is loaded, worst case over the
-face (the seed's "Evaluation").
+face (the source document's "Evaluation").
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 from dice_envs.core.dice import Die, d, enumerate_rolls
 
 BLANK = 0
-"""The odd die's blank face, counted as 0 (as the seed does when sorting the faces)."""
+"""The odd die's blank face, counted as 0 (as the source document does when sorting the faces)."""
 
 EVEN_FACES = (6, 8, 4, 10, 2, 12)
 ODD_FACES = (7, 5, 9, 3, 11, BLANK)
@@ -53,13 +53,13 @@ NO_SEVEN_FACES = (5, 9, 3, 11, BLANK)
 
 # Cities and Knights annotations.
 EVEN_RED = {2: 1, 4: 2, 6: 3, 8: 4, 10: 5, 12: 6}
-ODD_SHIFT = {BLANK: 0, 3: +1, 5: +2, 7: 0, 9: -2, 11: -1}  # the seed's dice: the 7 face unannotated
+ODD_SHIFT = {BLANK: 0, 3: +1, 5: +2, 7: 0, 9: -2, 11: -1}  # the source document's dice: the 7 face unannotated
 SYMMETRIC_SHIFT = {**ODD_SHIFT, 7: +3}  # the "beautifully symmetric" grid (+3 = -3 mod 6)
 
-# The d30 of the seed's last paragraph, label by label.
+# The d30 of the source document's last paragraph, label by label.
 D30_LABELS = (2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 8, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 11, 11, 12)
 
-# The seed's list: which red numbers can go with which total.
+# The source document's list: which red numbers can go with which total.
 SEED_RED_NUMBERS = {
     2: {1}, 3: {1, 2}, 4: {1, 2, 3}, 5: {1, 2, 3, 4}, 6: {1, 2, 3, 4, 5}, 7: {1, 2, 3, 4, 5, 6},
     8: {2, 3, 4, 5, 6}, 9: {3, 4, 5, 6}, 10: {4, 5, 6}, 11: {5, 6}, 12: {6},
@@ -241,7 +241,7 @@ def red_grid(shift: Optional[Dict[int, int]] = None) -> List[List[int]]:
     return [[red_number(e, o, shift) for o in sorted(ODD_FACES)] for e in sorted(EVEN_FACES)]
 
 
-# -- the seed's claims, proved by enumeration ---------------------------------------------
+# -- the source document's claims, proved by enumeration ---------------------------------------------
 
 
 def _check(name: str, passed: bool, detail: str) -> dict:
@@ -249,7 +249,7 @@ def _check(name: str, passed: bool, detail: str) -> dict:
 
 
 def checks() -> List[dict]:
-    """Every claim of the seed, checked exactly.  Each item: ``check``, ``passed``, ``detail``."""
+    """Every claim of the source document, checked exactly.  Each item: ``check``, ``passed``, ``detail``."""
     m = MECHANISMS
     out = []
     tie = [(e, o) for e in EVEN_FACES for o in ODD_FACES if dots(e) == dots(o)]
@@ -281,13 +281,13 @@ def checks() -> List[dict]:
     support: Dict[int, set] = {}
     for (t, r) in distribution(m["tatham"]):
         support.setdefault(t, set()).add(r)
-    out.append(_check("red numbers possible with each total are the seed's list", support == SEED_RED_NUMBERS,
+    out.append(_check("red numbers possible with each total are the source's list", support == SEED_RED_NUMBERS,
                       "total 2: red 1; total 3: red 1 or 2; ...; total 12: red 6"))
     labels = sorted(label(f) for f in D30.faces)
     out.append(_check("d30 labels: the 30 totals of the 5 x 6 grid", labels == sorted(
         t for t, w in ((t, 6 - abs(7 - t)) for t in range(2, 13) if t != 7) for _ in range(w)),
         "2, 3, 3, 4, 4, 4, 5 x 4, 6 x 5, 8 x 5, 9 x 4, 10 x 3, 11, 11, 12"))
-    # The seed's Evaluation: the even die's error passes straight through.
+    # The source document's Evaluation: the even die's error passes straight through.
     loaded_even = Die(EVEN_FACES, tuple(Fraction(5, 4) if f == 8 else 1 for f in EVEN_FACES), name="even*")
     ratios = []
     for key in ("tatham", "tatham_no7_d5", "tatham_no7_d10"):
@@ -300,7 +300,7 @@ def checks() -> List[dict]:
 
 def two_d6_one_face_loaded(face: int = 3, factor=Fraction(5, 4)) -> Dict[int, Fraction]:
     """Change of each 2d6 total's probability when one die's ``face`` is loaded by ``factor``
-    (the seed's example of how the sum spreads an error)."""
+    (the source document's example of how the sum spreads an error)."""
     m = MECHANISMS["2d6"]
     loaded = totals(m, (RED_D6.loaded(face, factor), WHITE_D6))
     fair = totals(m)
