@@ -88,7 +88,7 @@ def _game(name: str, title: str, room: str = "", gym_name: str = "", gym_class: 
         name=name, title=title, room=room, env=f"dice_envs.games.{room}.{env}",
         gymnasium=(gym_name, f"{agents}.{gym_module}:{gym_class}Env", f"{agents}.{gym_module}:{gym_class}VectorEnv"),
         rules_names=rules_names or (name,), picture=f"dice_envs.games.{room}.{picture}", commands=f"{agents}.cli",
-        agent_files=agent_files, evaluations=f"{agents}.evaluation:{evaluations}",
+        agent_files=agent_files, evaluations=f"{agents}.cli:{evaluations}",
         openspiel=f"dice_envs.games.{room}.{env}:OPENSPIEL" if openspiel else None)
 
 

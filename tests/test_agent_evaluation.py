@@ -26,7 +26,7 @@ PIG_MODEL = "experiments/models/pig_batched_selfplay_seed1.zip"
 PIG_FOURIER_MODEL = "experiments/models/pig_batched_selfplay_fourier_seed0.zip"
 PIG_BEST_MODEL = "experiments/models/pig_batched_selfplay_fourier_lambda09_seed0.zip"
 SHAPE = {"game", "agent", "agent_type", "config", "opponent", "payoff", "value", "seats", "optimal_value", "gap",
-         "exploitability", "references", "reached", "details", "seconds"}
+         "exploitability", "value_against_equilibrium", "references", "reached", "details", "seconds"}
 
 
 # -- agents written as functions of observations ---------------------------------------------------
@@ -93,15 +93,46 @@ def test_liars_dice_agents_over_observations():
     def uniform(observations, masks):
         return masks / masks.sum(axis=1, keepdims=True)
 
-    mine = score("liars-dice", FunctionAgent(equilibrium_agent), faces=3, wild=True)
-    theirs = score("liars-dice", "equilibrium", faces=3, wild=True)
+    against = {"against": "equilibrium"}
+    mine = score("liars-dice", FunctionAgent(equilibrium_agent), faces=3, wild=True, **against)
+    theirs = score("liars-dice", "equilibrium", faces=3, wild=True, **against)
     assert mine["exploitability"] == pytest.approx(theirs["exploitability"], abs=1e-12)
     assert mine["exploitability"] < 1e-4
     assert mine["gap"] == pytest.approx(0.0, abs=1e-12) and mine["opponent"] == "equilibrium"
-    rand = score("liars-dice", FunctionAgent(uniform), faces=3, wild=True)
+    assert mine["value_against_equilibrium"] == mine["value"]
+    rand = score("liars-dice", FunctionAgent(uniform), faces=3, wild=True, **against)
     assert rand["gap"] == pytest.approx(rand["references"]["random"], abs=1e-12) and rand["reached"]["random"]
     assert rand["exploitability"] == pytest.approx(theirs["details"]["reference_exploitability"]["random"], abs=1e-12)
-    assert set(mine) == SHAPE and mine["config"]["faces"] == 3
+    assert set(mine) == SHAPE and mine["config"]["faces"] == 3 and mine["config"]["against"] == "equilibrium"
+    # by default against a best response: the value is minus the exploitability
+    default = score("liars-dice", FunctionAgent(uniform), faces=3, wild=True)
+    assert default["opponent"] == "best_response" and default["value_against_equilibrium"] is None
+    assert default["exploitability"] == pytest.approx(rand["exploitability"], abs=1e-12)
+    assert default["value"] == pytest.approx(-default["exploitability"], abs=1e-12) and set(default) == SHAPE
+
+
+def test_liars_dice_scores_measure_the_same_whatever_is_cached(monkeypatch, tmp_path):
+    """Scored before and after its equilibrium is solved and cached, an agent gets the same report (it
+    once switched from a best response to the equilibrium, so that ``gap`` changed its meaning)."""
+    from dice_envs.agents.liars_dice import evaluation as liars_dice_evaluation
+
+    def uniform(observations, masks):
+        return masks / masks.sum(axis=1, keepdims=True)
+
+    agent, game = FunctionAgent(uniform), {"faces": 3, "dice_per_player": (1, 2), "wild": "aces"}
+    before = score("liars-dice", agent, cache_dir=str(tmp_path), **game)
+    asked = score("liars-dice", agent, cache_dir=str(tmp_path), against="equilibrium", **game)
+    assert list(tmp_path.iterdir())  # the equilibrium is now cached
+    after = score("liars-dice", agent, cache_dir=str(tmp_path), **game)
+    for key in ("opponent", "value", "gap", "exploitability", "seats", "references"):
+        assert before[key] == after[key], key
+    assert before["opponent"] == "best_response" and asked["opponent"] == "equilibrium"
+    assert asked["exploitability"] == pytest.approx(before["exploitability"], abs=1e-12)
+    monkeypatch.setattr(liars_dice_evaluation, "equilibrium_if_cheap", lambda *a, **k: None)
+    with pytest.raises(ValueError, match="--against best-response"):
+        score("liars-dice", agent, against="equilibrium", **game)
+    with pytest.raises(ValueError, match="against must be one of"):
+        score("liars-dice", agent, against="nash", **game)
 
 
 def test_official_zombie_dice_agent_over_observations():

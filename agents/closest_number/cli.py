@@ -10,6 +10,7 @@ from typing import cast
 import numpy as np
 
 from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.evaluate.report import Evaluation
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -200,3 +201,19 @@ def ground_truth_closest_number(out: str) -> dict:
 
 #: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
 GROUND_TRUTH = {"closest_number": ground_truth_closest_number}
+
+
+def _options(parser) -> None:
+    parser.add_argument("--numbers", type=int, default=None, help="number cards 1..N (10)")
+    parser.add_argument("--round3", choices=["two_cards", "one_card"], default=None,
+                        help="how round 3 is read (two_cards)")
+
+
+CLOSEST_NUMBER = Evaluation("closest-number", "Closest Number: exploitability, and the value against the equilibrium",
+                            "equilibrium, random", "dice_envs.agents.closest_number.evaluation:score_closest_number",
+                            _options, mixed=True,
+                            recorded_names=("closest-number", "closest_number"))
+
+#: How ``dice-envs evaluate`` scores this room's agents (:mod:`dice_envs.agents.closest_number.evaluation`), as
+#: its :mod:`dice_envs.registry` entry names them.
+EVALUATIONS = (CLOSEST_NUMBER,)

@@ -59,13 +59,13 @@ from dice_envs.agents.closest_number.solver import (
 )
 from dice_envs.agents.evaluate.contract import DEFAULT_BATCH, ObservationAgent, ask_agent, uniform_agent
 from dice_envs.agents.evaluate.observation_agents import Agent
-from dice_envs.agents.evaluate.report import Evaluation, named_agent, report
+from dice_envs.agents.evaluate.report import named_agent, report
 from dice_envs.agents.solve.game_tree import GameTree
 from dice_envs.core.resources import LongRunWarning, check_resources
 from dice_envs.core.validation import check_int
 from dice_envs.games.closest_number.rules import MAX_NUMBERS, ClosestNumberState
 
-__all__ = ["CLOSEST_NUMBER", "EVALUATIONS", "score_closest_number", "score_agent", "equilibrium_agent", "named_agents", "expected_values", "best_response_values", "ScoredGame"]
+__all__ = ["score_closest_number", "score_agent", "equilibrium_agent", "named_agents", "expected_values", "best_response_values", "ScoredGame"]
 
 #: Modes of the chained values: (who plays the round's starter, who plays the other, whose payoff).
 #: "agent_first": the agent starts the round against the equilibrium, its payoff; "agent_second":
@@ -492,17 +492,3 @@ def score_closest_number(spec, numbers: int = 10, round3: str = "two_cards") -> 
                   {key: result[key] for key in sorted(result.keys() - {
                       "value", "value_as_first", "value_as_second", "optimal_value", "gap", "exploitability",
                       "references", "numbers", "round3", "seconds"})})
-
-
-def _options(parser) -> None:
-    parser.add_argument("--numbers", type=int, default=None, help="number cards 1..N (10)")
-    parser.add_argument("--round3", choices=["two_cards", "one_card"], default=None,
-                        help="how round 3 is read (two_cards)")
-
-
-CLOSEST_NUMBER = Evaluation("closest-number", "Closest Number: exploitability, and the value against the equilibrium",
-                            "equilibrium, random", score_closest_number, _options, mixed=True,
-                            recorded_names=("closest-number", "closest_number"))
-
-#: The room's evaluations, as its :mod:`dice_envs.registry` entry names them.
-EVALUATIONS = (CLOSEST_NUMBER,)

@@ -1,8 +1,8 @@
 """The one shape of an exact score, and what every game's scorer shares.
 
 A game's room describes how its agents are scored with an :class:`Evaluation` (the name
-``dice-envs evaluate`` knows it by, its settings and their command-line options, the function
-that scores), listed in its :mod:`dice_envs.registry` entry's ``evaluations``.
+``dice-envs evaluate`` knows it by, its settings' command-line options, where the function that
+scores is), listed in its :mod:`dice_envs.registry` entry's ``evaluations``.
 :func:`score_agent` runs one: it turns what a user names into an agent, checks the settings
 and the game the agent was trained on, and adds the keys every report carries.
 
@@ -14,7 +14,9 @@ Every report has the same keys:
 ``value`` (the agent's expected payoff, averaged over the seats), ``seats`` (per seat, or None),
 ``optimal_value`` (what the optimum gets in the same place), ``gap`` (``value -
 optimal_value``: 0 is optimal, negative is worse), ``exploitability`` (NashConv / 2 of the
-agent's strategy in the two-player zero-sum games, else None), ``references`` (the ``gap`` of
+agent's strategy in the two-player zero-sum games, else None), ``value_against_equilibrium`` (the
+agent's value against an equilibrium, averaged over the seats, where it was asked for and is not
+``value`` itself, else None), ``references`` (the ``gap`` of
 well-known policies of the game), ``reached`` (for each reference, whether ``gap`` is at least
 its gap), ``details`` (game-specific figures) and ``seconds``.
 """
@@ -32,6 +34,7 @@ import numpy as np
 
 from dice_envs.agents.evaluate.contract import ask_agent, uniform_agent
 from dice_envs.agents.evaluate.observation_agents import Agent, FunctionAgent, load_agent
+from dice_envs.registry import load
 
 __all__ = ["Evaluation", "score_agent", "report", "jeopardy_report", "best_response_report", "check_size",
            "two_action_probability", "goal_of", "named_agent", "random_agent", "block_progress", "print_report"]
@@ -49,7 +52,8 @@ class Evaluation:
         name: the game's name on the command line (``"liars-dice"``).
         help: one line on what is measured, against what.
         policies: the policies the game names itself (``"optimal, hold_at_N, random"``), for the help.
-        score: ``score(agent, **settings) -> dict``, where ``agent`` is an
+        score: ``"module:function"`` of ``score(agent, **settings) -> dict`` (loaded when an agent
+            is scored, so that declaring the command stays cheap), where ``agent`` is an
             :class:`~dice_envs.agents.evaluate.observation_agents.Agent` or a policy's name, and the
             keyword arguments (all with defaults, ``None`` meaning "the model's, else the game's
             default") are the game's settings.  It returns :func:`report`'s keys, and ``"config"``
@@ -66,7 +70,7 @@ class Evaluation:
     name: str
     help: str
     policies: str
-    score: Callable[..., dict]
+    score: str
     add_options: Callable[[argparse.ArgumentParser], None]
     read_options: Callable[[dict], dict] = _unchanged
     printable: Callable[[dict], dict] = _unchanged
@@ -74,9 +78,14 @@ class Evaluation:
     recorded_names: Tuple[str, ...] = ()
 
     @property
+    def scorer(self) -> Callable[..., dict]:
+        """The function ``score`` names."""
+        return load(self.score)
+
+    @property
     def settings(self) -> Dict[str, inspect.Parameter]:
-        """``score``'s settings by name (every parameter after the agent)."""
-        return dict(list(inspect.signature(self.score).parameters.items())[1:])
+        """The scorer's settings by name (every parameter after the agent)."""
+        return dict(list(inspect.signature(self.scorer).parameters.items())[1:])
 
 
 #: A name the game understands itself (a built-in policy), not a file or a function.
@@ -117,7 +126,7 @@ def score_agent(evaluation: Evaluation, agent: Union[Agent, str], greedy: Option
     if unknown:
         raise ValueError(f"{evaluation.name} has no setting {sorted(unknown)}; its settings are {list(settings)}")
     config = {key: value for key, value in config.items() if value is not None}
-    result = evaluation.score(spec, **config)
+    result = evaluation.scorer(spec, **config)
     effective = result.pop("config", None) or {key: config.get(key, parameter.default)
                                                for key, parameter in settings.items()}
     return {"game": evaluation.name.replace("-", "_"), "agent": name, "agent_type": kind, "config": effective,
@@ -126,7 +135,8 @@ def score_agent(evaluation: Evaluation, agent: Union[Agent, str], greedy: Option
 
 def report(payoff: str, opponent: Optional[str], value: float, optimal_value: float,
            seats: Optional[Mapping[str, float]] = None, exploitability: Optional[float] = None,
-           references: Optional[Mapping[str, float]] = None, details: Optional[dict] = None) -> dict:
+           references: Optional[Mapping[str, float]] = None, details: Optional[dict] = None,
+           value_against_equilibrium: Optional[float] = None) -> dict:
     """The keys a game's scorer fills (:func:`score_agent` adds the agent's and the game's)."""
     gap = value - optimal_value
     references = {name: float(g) for name, g in (references or {}).items()}
@@ -138,6 +148,7 @@ def report(payoff: str, opponent: Optional[str], value: float, optimal_value: fl
         "optimal_value": float(optimal_value),
         "gap": float(gap),
         "exploitability": None if exploitability is None else float(exploitability),
+        "value_against_equilibrium": None if value_against_equilibrium is None else float(value_against_equilibrium),
         "references": references,
         "reached": {name: bool(gap >= g - 1e-12) for name, g in references.items()},
         "details": details or {},

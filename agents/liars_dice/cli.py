@@ -11,6 +11,7 @@ from typing import cast
 import numpy as np
 
 from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.evaluate.report import Evaluation
 
 
 def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
@@ -337,3 +338,46 @@ def ground_truth_liars_dice(out: str) -> dict:
 
 #: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
 GROUND_TRUTH = {"liars_dice": ground_truth_liars_dice}
+
+
+#: What a round's agent is scored against: a best response to it (its exploitability, the default) or
+#: the CFR+ equilibrium (which must be cached, or cheap to solve).
+AGAINST = ("best-response", "equilibrium")
+
+
+def _round_options(parser) -> None:
+    game_arguments(parser, defaults=False)
+    parser.add_argument("--against", choices=AGAINST, default=None,
+                        help="score against a best response to the agent (its exploitability; the default) or "
+                             "against the CFR+ equilibrium (cached, or solved where that is cheap)")
+    parser.add_argument("--exploitability", type=float, default=None, metavar="E",
+                        help="exploitability the CFR+ equilibrium of --against equilibrium is solved to (1e-4)")
+    parser.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
+
+
+def _match_options(parser) -> None:
+    game_arguments(parser, defaults=False)
+    parser.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
+    parser.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
+                        help="who starts the next round (the loser, as usual)")
+
+
+def _read_options(config: dict) -> dict:
+    return {**{key: value for key, value in config.items() if key != "dice"},
+            "dice_per_player": dice_argument(config.get("dice"))}
+
+
+ROUND = Evaluation(
+    "liars-dice", "Liar's Dice: exploitability, and the value against a best response (or the equilibrium)",
+    "equilibrium, random",
+    "dice_envs.agents.liars_dice.evaluation:score_round", _round_options, read_options=_read_options, mixed=True,
+    recorded_names=("liars-dice", "liars_dice"))
+MATCH = Evaluation(
+    "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games", "random",
+    "dice_envs.agents.liars_dice.evaluation:score_match", _match_options, read_options=_read_options, mixed=True,
+    recorded_names=("liars-dice-match", "liars_dice_match"))
+
+#: How ``dice-envs evaluate`` scores the round's and the whole game's agents
+#: (:mod:`dice_envs.agents.liars_dice.evaluation`), as their :mod:`dice_envs.registry` entries name them.
+EVALUATIONS = (ROUND,)
+MATCH_EVALUATIONS = (MATCH,)

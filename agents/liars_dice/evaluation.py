@@ -1,13 +1,12 @@
 """Exact scores of any Liar's Dice agent (``dice-envs evaluate liars-dice|liars-dice-match``).
 
-* :data:`ROUND`, one round of two-player Liar's Dice.  The agent's probabilities are asked for in
+* :func:`score_round`, one round of two-player Liar's Dice.  The agent's probabilities are asked for in
   every information state at once and scored on the whole public tree: its exploitability
-  (NashConv / 2), and its value against the CFR+ equilibrium from both seats where that
-  equilibrium is cached or cheap to solve.  Beyond the tree that fits in memory (two dice each)
-  the exploitability is streamed over the tree in blocks
-  (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`), and the value reported is the
-  one against a best response.
-* :data:`MATCH`, the whole game of losing dice: the exact exploitability of a whole-game policy,
+  (NashConv / 2) and its value against a best response from both seats, or, asked for
+  (``against="equilibrium"``), its value against the CFR+ equilibrium where that equilibrium is
+  cached or cheap to solve.  Beyond the tree that fits in memory (two dice each) the exploitability
+  is streamed over the tree in blocks (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).
+* :func:`score_match`, the whole game of losing dice: the exact exploitability of a whole-game policy,
   from its round games (:func:`dice_envs.agents.liars_dice.match_solver.match_exploitability`).
 """
 
@@ -18,38 +17,48 @@ from typing import Optional
 from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.evaluate.observation_agents import Agent
 from dice_envs.agents.evaluate.report import (
-    Evaluation,
     best_response_report,
     block_progress,
     check_size,
     random_agent,
     report,
 )
-from dice_envs.agents.liars_dice.cli import dice_argument, game_arguments
+from dice_envs.agents.liars_dice.cli import AGAINST
 from dice_envs.agents.liars_dice.learned import InfoStates, LiarsDiceNetworkAgent, equilibrium_if_cheap, exact_scores
 from dice_envs.agents.liars_dice.match_solver import match_exploitability
 from dice_envs.agents.liars_dice.solver import PublicTree
 from dice_envs.agents.liars_dice.streamed import fits_in_memory, streamed_evaluate
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
+from dice_envs.core.validation import check_choice
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, check_wild
 
-__all__ = ["ROUND", "MATCH", "EVALUATIONS", "MATCH_EVALUATIONS", "score_round", "score_match"]
+__all__ = ["score_round", "score_match"]
 
 
-def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, exploitability: float = 1e-4,
-                cache_dir=None) -> dict:
+def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, against: str = "best-response",
+                exploitability: float = 1e-4, cache_dir=None) -> dict:
     """One round: ``spec`` (an agent, ``equilibrium`` or ``random``) in the game it was trained on, or
-    the one the settings give (6 faces, one die each, no wild face by default)."""
+    the one the settings give (6 faces, one die each, no wild face by default).
+
+    ``value`` is the agent's payoff against a best response to it from each seat (minus its
+    exploitability), whatever is cached; with ``against="equilibrium"``, against the CFR+ equilibrium
+    solved to ``exploitability`` (which ``cache_dir`` may hold), and ``value_against_equilibrium``
+    says so too.  The exploitability is reported either way."""
+    against = check_choice("against", against, AGAINST)
     game = _round_game(spec, {"faces": faces, "dice_per_player": dice_per_player, "wild": wild})
-    config = {**game.config(), "exploitability": exploitability}
-    # The whole tree in memory only to compare with an equilibrium at hand; else streamed, which
-    # is lighter and faster.
-    eq = equilibrium_if_cheap(game, exploitability, cache_dir) if fits_in_memory(game) else None
-    if eq is None and spec not in ("equilibrium", "optimal"):
+    config = {**game.config(), "against": against, "exploitability": exploitability}
+    eq = None
+    if against == "equilibrium" or spec in ("equilibrium", "optimal"):
+        eq = equilibrium_if_cheap(game, exploitability, cache_dir) if fits_in_memory(game) else None
+        if eq is None:
+            raise ValueError(f"the equilibrium of {game!r} is not cached and too large to solve for a report; solve "
+                             "it first with dice-envs solve liars-dice --cache-dir DIR and score with --cache-dir "
+                             "DIR, or score against a best response (--against best-response, the default)")
+    if not fits_in_memory(game):
         return {**_streamed(spec, game), "config": config}
     tree = PublicTree(game)
-    states = InfoStates(tree)
     if isinstance(spec, Agent):
+        states = InfoStates(tree)
         obs = states.obs
         if spec.observation_size == game.prefix_size:  # trained on dice_envs 0.1's observation, without the counts
             obs = obs[:, : game.prefix_size]
@@ -57,16 +66,22 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
             check_size(spec, int(game.observation_shape[0]), repr(game))
         policy = states.to_tree_policy(ask_agent(spec, obs, states.mask, what=f"agent {spec.name}"))
     elif spec in ("equilibrium", "optimal"):
-        if eq is None:
-            raise ValueError(f"the equilibrium of {game!r} is not cached and too large to solve for a report; solve "
-                             "it first with dice-envs solve liars-dice --cache-dir DIR, and score with --cache-dir DIR")
+        assert eq is not None  # solved or refused above
         policy = eq.policy
     elif spec in ("random", "uniform"):
         policy = tree.uniform()
     else:
         raise ValueError(f"agent must be a saved model (.pt, .zip), module:function, 'equilibrium' or 'random', "
                          f"got {spec!r}")
-    assert eq is not None  # without it, scored streamed (an agent) or refused (the equilibrium) above
+    if against == "best-response":
+        scores = exact_scores(tree, policy)
+        uniform = exact_scores(tree, tree.uniform())
+        result = best_response_report(
+            scores["nash_conv"], (-scores["value_vs_best_response_as_second"],
+                                  -scores["value_vs_best_response_as_first"]),
+            uniform["exploitability"], "the default measure, whatever is cached")
+        return {**result, "config": config}
+    assert eq is not None
     scores = exact_scores(tree, policy, eq.policy)
     uniform = exact_scores(tree, tree.uniform(), eq.policy)
     seats = {"first": scores["value_vs_equilibrium_as_first"], "second": scores["value_vs_equilibrium_as_second"]}
@@ -75,7 +90,8 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                "reference_exploitability": {"random": uniform["exploitability"]}}
     result = report("payoff (+1 win, -1 loss) against the CFR+ equilibrium", "equilibrium",
                     scores["value_vs_equilibrium"], 0.0, seats, scores["exploitability"],
-                    {"random": uniform["value_vs_equilibrium"]}, details)
+                    {"random": uniform["value_vs_equilibrium"]}, details,
+                    value_against_equilibrium=scores["value_vs_equilibrium"])
     return {**result, "config": config}
 
 
@@ -138,36 +154,3 @@ def score_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     scored["details"]["value_self_play_player_0"] = result["value_first_player"]
     scored["details"]["rounds"] = result["positions"]
     return {**scored, "config": game.config()}
-
-
-def _round_options(parser) -> None:
-    game_arguments(parser, defaults=False)
-    parser.add_argument("--exploitability", type=float, default=None, metavar="E",
-                        help="exploitability the CFR+ reference equilibrium is solved to (1e-4)")
-    parser.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
-
-
-def _match_options(parser) -> None:
-    game_arguments(parser, defaults=False)
-    parser.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
-    parser.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
-                        help="who starts the next round (the loser, as usual)")
-
-
-def _read_options(config: dict) -> dict:
-    return {**{key: value for key, value in config.items() if key != "dice"},
-            "dice_per_player": dice_argument(config.get("dice"))}
-
-
-ROUND = Evaluation(
-    "liars-dice", "Liar's Dice: exploitability, and the value against the CFR+ equilibrium", "equilibrium, random",
-    score_round, _round_options, read_options=_read_options, mixed=True,
-    recorded_names=("liars-dice", "liars_dice"))
-MATCH = Evaluation(
-    "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games", "random",
-    score_match, _match_options, read_options=_read_options, mixed=True,
-    recorded_names=("liars-dice-match", "liars_dice_match"))
-
-#: The evaluations of the round's and the whole game's :mod:`dice_envs.registry` entries.
-EVALUATIONS = (ROUND,)
-MATCH_EVALUATIONS = (MATCH,)

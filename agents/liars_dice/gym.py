@@ -16,7 +16,7 @@ other seats are played by a chosen opponent inside :meth:`step` (the generic
 :class:`dice_envs.envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` no
 agent can average more than the game's value for its seat (player 0's is -7/258 with
 one wild 6-sided die each); how far an agent falls short, averaged over both seats,
-is the ``value_vs_equilibrium`` of ``dice-envs evaluate liars-dice``, and its
+is the ``value_against_equilibrium`` of ``dice-envs evaluate liars-dice --against equilibrium``, and its
 exploitability (what a best response to it would win) bounds that shortfall.
 
 ### Rewards

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present, write_results
+from dice_envs.agents.evaluate.report import Evaluation
 
 
 def add_commands(verbs) -> None:
@@ -166,3 +167,25 @@ def ground_truth_pig(out: str) -> dict:
 
 #: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
 GROUND_TRUTH = {"pig": ground_truth_pig}
+
+
+def _options(parser) -> None:
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 100)")
+    add_die_arguments(parser)
+
+
+def _read_options(config: dict) -> dict:
+    return {**{key: value for key, value in config.items() if key != "load"}, "die": loaded_die(config.get("load"))}
+
+
+def _printable(config: dict) -> dict:
+    return {**config, "die": None if config.get("die") is None else die_summary(config["die"])}
+
+
+PIG = Evaluation("pig", "Pig against the optimal policy", "optimal, hold_at_N, random",
+                 "dice_envs.agents.pig.evaluation:score_pig", _options,
+                 read_options=_read_options, printable=_printable, recorded_names=("pig",))
+
+#: How ``dice-envs evaluate`` scores this room's agents (:mod:`dice_envs.agents.pig.evaluation`), as its
+#: :mod:`dice_envs.registry` entry names them.
+EVALUATIONS = (PIG,)

@@ -2,7 +2,7 @@
 
 The agent's decision is asked for in every position ``(i, j, k)`` (own score, the opponent's, the
 turn total) at once, and its strategy plays Neller and Presser's optimal policy from both seats,
-exactly.  The measure is the Difference (both seats' win probabilities minus 1), beside the
+exactly.  The measure is the Difference (both seats' win probabilities minus 1), next to the
 hold-at-20 and hold-at-25 rules'.  A network sees the observation it was trained on (read from its
 ``model.json``, else from the bounds of its observation space).
 """
@@ -14,13 +14,12 @@ from typing import Optional
 import numpy as np
 
 from dice_envs.agents.evaluate.observation_agents import Agent
-from dice_envs.agents.evaluate.report import Evaluation, check_size, goal_of, jeopardy_report, two_action_probability
-from dice_envs.agents.pig.cli import add_die_arguments, die_summary, loaded_die
+from dice_envs.agents.evaluate.report import check_size, goal_of, jeopardy_report, two_action_probability
 from dice_envs.agents.pig.learned import exact_score, observation_kind
 from dice_envs.agents.pig.opponents import resolve_policy
 from dice_envs.games.pig.rules import OBSERVATIONS, PigGame
 
-__all__ = ["PIG", "EVALUATIONS", "score_pig"]
+__all__ = ["score_pig"]
 
 
 def score_pig(spec, goal: Optional[int] = None, die=None) -> dict:
@@ -43,23 +42,3 @@ def score_pig(spec, goal: Optional[int] = None, die=None) -> dict:
     result = exact_score(policy, game.goal, game.die)
     # the references of pig.learned are Differences
     return {**jeopardy_report(result, result["references"]), "config": {"goal": game.goal, "die": game.die}}
-
-
-def _options(parser) -> None:
-    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 100)")
-    add_die_arguments(parser)
-
-
-def _read_options(config: dict) -> dict:
-    return {**{key: value for key, value in config.items() if key != "load"}, "die": loaded_die(config.get("load"))}
-
-
-def _printable(config: dict) -> dict:
-    return {**config, "die": None if config.get("die") is None else die_summary(config["die"])}
-
-
-PIG = Evaluation("pig", "Pig against the optimal policy", "optimal, hold_at_N, random", score_pig, _options,
-                 read_options=_read_options, printable=_printable, recorded_names=("pig",))
-
-#: The room's evaluations, as its :mod:`dice_envs.registry` entry names them.
-EVALUATIONS = (PIG,)

@@ -13,6 +13,7 @@ import argparse
 import os
 
 from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.evaluate.report import Evaluation
 
 
 def add_commands(verbs) -> None:
@@ -103,3 +104,19 @@ def ground_truth_shakes(out: str) -> dict:
 
 #: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
 GROUND_TRUTH = {"shakes": ground_truth_shakes}
+
+
+def _options(parser) -> None:
+    parser.add_argument("--players", dest="num_players", type=int, default=None,
+                        help="treatments (the court's maesters), 2 to 6 (4)")
+    parser.add_argument("--objective", choices=["win", "saved"], default=None,
+                        help="team win probability (win, default) or patients saved")
+
+
+COURT = Evaluation("shakes", "The Shakes' court against the Bayes-optimal policy",
+                   "optimal, thompson, greedy, dice_rule, random", "dice_envs.agents.shakes.evaluation:score_court",
+                   _options, recorded_names=("shakes",))
+
+#: How ``dice-envs evaluate`` scores this room's agents (:mod:`dice_envs.agents.shakes.evaluation`), as its
+#: :mod:`dice_envs.registry` entry names them.
+EVALUATIONS = (COURT,)

@@ -45,12 +45,12 @@ import numpy as np
 
 from dice_envs.agents.evaluate.contract import DEFAULT_BATCH, ObservationAgent, ask_agent
 from dice_envs.agents.evaluate.observation_agents import Agent
-from dice_envs.agents.evaluate.report import Evaluation, named_agent, report
+from dice_envs.agents.evaluate.report import named_agent, report
 from dice_envs.agents.shakes.solver import ShakesModel, Solution, solve
 from dice_envs.core.resources import check_resources
 from dice_envs.games.shakes.rules import OBJECTIVES, ShakesRules, check_num_players, patients_for
 
-__all__ = ["COURT", "EVALUATIONS", "score_court", "score_agent", "solver_agent", "named_agents", "observations", "REFERENCE_POLICIES", "ordered_states"]
+__all__ = ["score_court", "score_agent", "solver_agent", "named_agents", "observations", "REFERENCE_POLICIES", "ordered_states"]
 
 #: The solver's named policies whose gaps are reported beside the agent's.
 REFERENCE_POLICIES = ("thompson", "greedy", "dice_rule", "random")
@@ -272,17 +272,3 @@ def score_court(spec, num_players: int = 4, objective: str = "win") -> dict:
     payoff = "team win probability" if objective == "win" else "expected patients saved"
     return report(payoff, None, result["value"], result["optimal_value"], None, None, result["references"],
                   {"states": result["states"]})
-
-
-def _options(parser) -> None:
-    parser.add_argument("--players", dest="num_players", type=int, default=None,
-                        help="treatments (the court's maesters), 2 to 6 (4)")
-    parser.add_argument("--objective", choices=["win", "saved"], default=None,
-                        help="team win probability (win, default) or patients saved")
-
-
-COURT = Evaluation("shakes", "The Shakes' court against the Bayes-optimal policy",
-                   "optimal, thompson, greedy, dice_rule, random", score_court, _options, recorded_names=("shakes",))
-
-#: The room's evaluations, as its :mod:`dice_envs.registry` entry names them.
-EVALUATIONS = (COURT,)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present, write_results
+from dice_envs.agents.evaluate.report import Evaluation
 
 if TYPE_CHECKING:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
@@ -303,3 +304,34 @@ def ground_truth_official(out: str) -> dict:
 
 #: This room's parts of the ground-truth job (``./run main``), by the name ``--only`` takes.
 GROUND_TRUTH = {"zombie_dice": ground_truth_ayzd, "zombie_dice_official": ground_truth_official}
+
+
+def _official_ending(parser, solve: str) -> None:
+    parser.add_argument("--official-ending", dest="stop_when_won", action="store_false", default=None,
+                        help=f"let a player 2 who could win by holding roll on (the rules as written; as for {solve})")
+
+
+def _ayzd_options(parser) -> None:
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
+    _official_ending(parser, "solve ayzd")
+
+
+def _official_options(parser) -> None:
+    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
+    parser.add_argument("--score-cap", type=int, default=None, help="grid size (default: goal + 39)")
+    _official_ending(parser, "solve zombie-dice")
+
+
+AYZD = Evaluation(
+    "ayzd", "All Yellow Zombie Dice against the optimal policy (the paper's Difference)",
+    "optimal, random, fixed_hold_at, minh, llano, neller", "dice_envs.agents.zombie_dice.evaluation:score_ayzd", _ayzd_options,
+    recorded_names=("ayzd", "all_yellow_zombie_dice"))
+OFFICIAL = Evaluation(
+    "zombie-dice", "Zombie Dice with the official dice against the optimal policy",
+    ("optimal, the human-playable policies, all_yellow_optimal, roll_until_1_shotgun, roll_until_2_shotguns, "
+     "max_expected_brains, random"), "dice_envs.agents.zombie_dice.evaluation:score_official", _official_options,
+    recorded_names=("zombie-dice", "zombie_dice"))
+
+#: How ``dice-envs evaluate`` scores this room's agents (:mod:`dice_envs.agents.zombie_dice.evaluation`), as its
+#: :mod:`dice_envs.registry` entry names them.
+EVALUATIONS = (AYZD, OFFICIAL)

@@ -3,12 +3,12 @@
 Both versions are scored the same way: the agent's decision is asked for in every position of the
 score grid at once, and its strategy plays the optimal policy from both seats, exactly (no
 play-outs).  The measure is Neller et al.'s Difference, the sum of the two seats' win probabilities
-minus 1 (``gap`` is half of it), beside the Differences of the four human-playable policies of their
+minus 1 (``gap`` is half of it), with the Differences of the four human-playable policies of their
 paper (:data:`dice_envs.agents.zombie_dice.policies.HUMAN_POLICIES`).
 
-* :data:`AYZD`: All Yellow Zombie Dice, two players; a network sees the compact observation of
+* :func:`score_ayzd`: All Yellow Zombie Dice, two players; a network sees the compact observation of
   ``dice_envs/ZombieDice-v0`` (``observation="compact"``).
-* :data:`OFFICIAL`: the official dice (6 green, 4 yellow, 3 red); a network sees the observation it
+* :func:`score_official`: the official dice (6 green, 4 yellow, 3 red); a network sees the observation it
   was trained on (``full``, ``scaled`` or ``fourier``, read from its ``model.json`` or its size).
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from dice_envs.agents.evaluate.observation_agents import Agent
-from dice_envs.agents.evaluate.report import Evaluation, check_size, goal_of, jeopardy_report, two_action_probability
+from dice_envs.agents.evaluate.report import check_size, goal_of, jeopardy_report, two_action_probability
 from dice_envs.agents.zombie_dice import ayzd_solver
 from dice_envs.agents.zombie_dice import solver as official_solver
 from dice_envs.agents.zombie_dice.learned import exact_score, resolve_policy
@@ -27,7 +27,7 @@ from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, PUBLISHED_DIFF
 from dice_envs.core.encodings import ENCODINGS
 from dice_envs.games.zombie_dice.rules import COMPACT_SIZE, ZombieDiceGame, compact_observation
 
-__all__ = ["AYZD", "OFFICIAL", "EVALUATIONS", "score_ayzd", "score_official"]
+__all__ = ["score_ayzd", "score_official"]
 
 
 def score_ayzd(spec, goal: Optional[int] = None, stop_when_won: bool = True) -> dict:
@@ -126,33 +126,3 @@ def _mlp_layers(agent: Agent) -> Optional[Tuple[List[np.ndarray], List[np.ndarra
     weights = [m.weight.detach().numpy().T.copy() for m in layers]
     biases = [m.bias.detach().numpy().copy() for m in layers]
     return weights, biases, names[activations.pop()] if activations else "relu"
-
-
-def _official_ending(parser, solve: str) -> None:
-    parser.add_argument("--official-ending", dest="stop_when_won", action="store_false", default=None,
-                        help=f"let a player 2 who could win by holding roll on (the rules as written; as for {solve})")
-
-
-def _ayzd_options(parser) -> None:
-    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
-    _official_ending(parser, "solve ayzd")
-
-
-def _official_options(parser) -> None:
-    parser.add_argument("--goal", type=int, default=None, help="goal (default: the model's, else 13)")
-    parser.add_argument("--score-cap", type=int, default=None, help="grid size (default: goal + 39)")
-    _official_ending(parser, "solve zombie-dice")
-
-
-AYZD = Evaluation(
-    "ayzd", "All Yellow Zombie Dice against the optimal policy (the paper's Difference)",
-    "optimal, random, fixed_hold_at, minh, llano, neller", score_ayzd, _ayzd_options,
-    recorded_names=("ayzd", "all_yellow_zombie_dice"))
-OFFICIAL = Evaluation(
-    "zombie-dice", "Zombie Dice with the official dice against the optimal policy",
-    ("optimal, the human-playable policies, all_yellow_optimal, roll_until_1_shotgun, roll_until_2_shotguns, "
-     "max_expected_brains, random"), score_official, _official_options,
-    recorded_names=("zombie-dice", "zombie_dice"))
-
-#: The room's evaluations, as its :mod:`dice_envs.registry` entry names them.
-EVALUATIONS = (AYZD, OFFICIAL)
