@@ -11,6 +11,7 @@ import sys
 from typing import Dict, TypeVar
 
 from dice_envs.core.encodings import HOLD, ROLL
+from dice_envs.core.files import atomic_file
 
 __all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json", "write_results"]
 
@@ -30,8 +31,6 @@ def write_results(out: str, name: str, report: dict) -> dict:
     """Write ``report`` to ``out/name.json`` atomically (a temporary file, then a rename), say so, and
     return it: the end of each game's part of the ground-truth job."""
     import os
-
-    from dice_envs.core.files import atomic_file
 
     path = os.path.join(out, f"{name}.json")
     with atomic_file(path, "w") as fh:

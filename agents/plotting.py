@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from dice_envs.core.extras import needs_extra
+from dice_envs.core.files import atomic_file
 
 
 def pyplot():
@@ -21,8 +22,6 @@ def pyplot():
 
 def save_figure(fig, path: str, dpi: int = 130) -> str:
     """Save ``fig`` to ``path`` atomically (a temporary file, then a rename) and close it."""
-    from dice_envs.core.files import atomic_file
-
     suffix = os.path.splitext(path)[1] or ".png"
     try:
         with atomic_file(path, "wb") as fh:

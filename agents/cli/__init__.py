@@ -15,6 +15,7 @@ import sys
 import warnings
 from typing import Optional, Sequence
 
+from dice_envs.core import resources
 from dice_envs.core.extras import DependencyNotInstalled
 from dice_envs.registry import GAMES, plain_name
 
@@ -118,8 +119,6 @@ _LIMITS = {"max_memory": "DICE_ENVS_MAX_MEMORY", "max_seconds": "DICE_ENVS_MAX_S
 
 def _set_limits(args: argparse.Namespace) -> None:
     """``--max-memory`` and friends, checked, as the environment variables the guard reads."""
-    from dice_envs.core import resources
-
     for option, name in _LIMITS.items():
         value = getattr(args, option)
         if value is not None:

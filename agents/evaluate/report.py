@@ -34,6 +34,7 @@ import numpy as np
 
 from dice_envs.agents.evaluate.contract import ask_agent, uniform_agent
 from dice_envs.agents.evaluate.observation_agents import Agent, FunctionAgent, load_agent
+from dice_envs.core.validation import check_int
 from dice_envs.registry import load
 
 __all__ = ["Evaluation", "score_agent", "report", "jeopardy_report", "best_response_report", "check_size",
@@ -197,8 +198,6 @@ def two_action_probability(agent: Agent, observations: np.ndarray) -> np.ndarray
 
 def goal_of(spec: Union[Agent, str], goal: Optional[int], default: int) -> int:
     """``goal`` if given, else the one a model's description records, else ``default``."""
-    from dice_envs.core.validation import check_int
-
     if goal is None and isinstance(spec, Agent):
         goal = spec.info.get("goal")
     return check_int("goal", default if goal is None else goal, 1)

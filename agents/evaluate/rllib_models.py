@@ -31,6 +31,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from dice_envs.core.resources import check_resources
+
 __all__ = ["WeightsUnpickler", "load_module", "read_description", "read_state", "DESCRIPTION", "MAX_STATE_BYTES"]
 
 #: The description ``experiments/train_rllib.py`` writes into its checkpoint folder.
@@ -84,8 +86,6 @@ def read_state(path: str) -> Dict[str, np.ndarray]:
         ValueError: the file is too large, names anything but arrays, or holds anything but
             finite numeric arrays (the message names the first bad parameter).
     """
-    from dice_envs.core.resources import check_resources
-
     size = os.path.getsize(path)
     if size > MAX_STATE_BYTES:
         raise ValueError(f"{path} is {size:,} bytes, over the {MAX_STATE_BYTES:,} a module's weights can have")

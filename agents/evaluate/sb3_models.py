@@ -31,6 +31,8 @@ from typing import Optional
 
 import numpy as np
 
+from dice_envs.core.resources import check_network
+
 __all__ = ["load_policy", "read_description"]
 
 #: The policy classes that can be rebuilt, by the module SB3 records for them.
@@ -162,8 +164,6 @@ def _spaces(data: dict, path: str):
 def _check_declared_size(net_arch, observation_size: int, num_actions: int, path: str) -> None:
     """Refuse a network whose declared sizes (``net_arch``, the observation and action counts)
     would exceed the memory limit, before it is built (:func:`dice_envs.core.resources.check_network`)."""
-    from dice_envs.core.resources import check_network
-
     if net_arch is None:
         net_arch = [64, 64]
     if isinstance(net_arch, list) and len(net_arch) == 1 and isinstance(net_arch[0], dict):

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 import numpy as np
 
+from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
@@ -245,8 +246,6 @@ class RoundAgent:
         self.observation_size = round_game.observation_shape[0]
 
     def __call__(self, observations, masks):
-        from dice_envs.agents.evaluate.contract import ask_agent
-
         g, r = self.match, self.round
         obs = np.asarray(observations)
         out = np.zeros((len(obs), g.observation_shape[0]), np.float32)

@@ -39,6 +39,7 @@ from typing import Callable, List, Optional
 
 import numpy as np
 
+from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.liars_dice.compiled_solver import state_count
 from dice_envs.agents.liars_dice.solver import Evaluation
 from dice_envs.core.resources import check_resources
@@ -202,8 +203,6 @@ class AgentSource(PolicySource):
         return obs.reshape(n * R, -1)[:, : self.width], masks
 
     def probabilities(self, nodes, player):
-        from dice_envs.agents.evaluate.contract import ask_agent
-
         obs, masks = self.observations(nodes, player)
         probs = ask_agent(self.agent, obs, masks, batch_size=ASK_BATCH, what=self.name)
         return probs.reshape(len(nodes), self.tree.R[player], -1)

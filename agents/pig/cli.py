@@ -11,6 +11,7 @@ import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present, write_results
 from dice_envs.agents.evaluate.report import Evaluation
+from dice_envs.core.dice import d
 
 
 def add_commands(verbs) -> None:
@@ -46,8 +47,6 @@ def die_from_args(args: argparse.Namespace):
 
 def loaded_die(loads):
     """The d6 with each ``(face, factor)`` of ``loads`` loaded (None: a fair d6, for no loads)."""
-    from dice_envs.core.dice import d
-
     if not loads:
         return None
     die = d(6)

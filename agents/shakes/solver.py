@@ -36,8 +36,9 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from dice_envs.agents.shakes.argument import batch_win_probabilities, strength_tables
+from dice_envs.agents.shakes.argument import batch_win_probabilities, strength_tables, win_probabilities
 from dice_envs.agents.shakes.policies import success_probabilities
+from dice_envs.core.resources import check_resources
 from dice_envs.games.shakes.rules import ShakesRules, deal_distribution, patients_for, strength_distribution  # noqa: F401
 
 POLICY_NAMES = ("optimal", "dice_rule", "thompson", "greedy", "random")
@@ -303,8 +304,6 @@ def solve(num_players: int, objective: str = "win", model: Optional[ShakesModel]
         raise ValueError(f"unknown policies {sorted(unknown)}; choose from {POLICY_NAMES}")
     start = time.perf_counter()
     if model is None:
-        from dice_envs.core.resources import check_resources
-
         rules = ShakesRules(num_players)
         records = record_count(rules.num_players, patients_for(rules.num_players))  # the table's patients
         check_resources(f"solve shakes --players {num_players} ({records:,} public records)",
@@ -486,8 +485,6 @@ def competitive_best_response(num_players: int) -> dict:
     rules = ShakesRules(num_players, "competitive")
     if rules.num_players > 3:
         raise ValueError(f"num_players must be 2 or 3 for this check, got {num_players!r}")
-    from dice_envs.agents.shakes.argument import win_probabilities
-
     patients, goal = rules.patients, 3
     yield_better = set()
 

@@ -8,14 +8,13 @@ from fractions import Fraction
 import numpy as np
 
 from dice_envs.agents.plotting import pyplot, save_figure
+from dice_envs.games.tatham import dice as tatham
 
 
 def plot_fault_sensitivity(path: str, load=Fraction(1, 4), max_load=Fraction(1, 2), steps: int = 10) -> str:
     """Two panels: the worst relative error of each total when one face of one die is
     ``load`` heavier (left), and the worst total variation as the load grows from 0 to
     ``max_load`` (right), one line per mechanism.  Written atomically to ``path``."""
-    from dice_envs.games.tatham import dice as tatham
-
     plt = pyplot()
     load = Fraction(load)
     fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), constrained_layout=True)

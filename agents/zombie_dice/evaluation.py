@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from dice_envs.agents.evaluate.observation_agents import Agent
+from dice_envs.agents.evaluate.observation_agents import Agent, NetworkAgent
 from dice_envs.agents.evaluate.report import check_size, goal_of, jeopardy_report, two_action_probability
 from dice_envs.agents.zombie_dice import ayzd_solver
 from dice_envs.agents.zombie_dice import solver as official_solver
@@ -107,8 +107,6 @@ def _mlp_layers(agent: Agent) -> Optional[Tuple[List[np.ndarray], List[np.ndarra
     """``(weights, biases, activation)`` of a greedy SB3 network's policy MLP, as
     :class:`dice_envs.agents.zombie_dice.solver.NetworkPolicy` takes them, or None if the
     agent is not one (a function, a stochastic or an unusual network)."""
-    from dice_envs.agents.evaluate.observation_agents import NetworkAgent
-
     if not isinstance(agent, NetworkAgent) or not agent.greedy:
         return None
     import torch  # a NetworkAgent was loaded with torch

@@ -34,6 +34,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from dice_envs.core.game import TERMINAL, Game, GameState
+from dice_envs.core.resources import check_resources
 from dice_envs.core.validation import check_int
 
 State = Dict[str, np.ndarray]
@@ -134,8 +135,6 @@ class BatchedGame(abc.ABC):
     def _check_memory(self) -> None:
         """Refuse a batch whose arrays would exceed the memory limit, from one game's arrays
         and observation, before anything of the batch's size is allocated."""
-        from dice_envs.core.resources import check_resources
-
         one = sum(a.nbytes for a in self._new_state(1).values())
         per_game = self.MEMORY_FACTOR * one + 4 * (int(np.prod(self.observation_shape)) + self.num_actions) * 4
         check_resources(f"{self.num_envs:,} games of {self.game.name} at once (num_envs)", per_game * self.num_envs)

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 import numpy as np
 
 from dice_envs.core.extras import needs_extra
+from dice_envs.envs.table import GOLD, MUTED, Table
 from dice_envs.registry import entry_for_rules, load
 
 if TYPE_CHECKING:
@@ -127,8 +128,6 @@ class TablePainter:
             events: the latest events, as text; the last few are written at the bottom.
             title, status: the game's name, and whose turn it is or how the game ended.
         """
-        from dice_envs.envs.table import GOLD, MUTED, Table
-
         draw = picture(game)
         if self._table is None:
             self._table = Table(FRAME_SIZE)

@@ -87,8 +87,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.core.spiel import SpielGame, none_for_minus_one, winner_takes_all
+from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.games.closest_number.rules import MAX_NUMBERS, ClosestNumberGame
 
 __all__ = ["env", "raw_env", "OPENSPIEL"]

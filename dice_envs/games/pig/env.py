@@ -69,9 +69,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from dice_envs.core.dice import Die
-from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.core.dice import Die, d
 from dice_envs.core.spiel import LONG_GAME, SpielGame
+from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.games.pig.rules import DEFAULT_GOAL, PigGame
 
 __all__ = ["env", "raw_env", "OPENSPIEL"]
@@ -101,8 +101,6 @@ class raw_env(RulesCoreEnv):
 
 
 def _spiel_game(p: dict) -> PigGame:
-    from dice_envs.core.dice import d
-
     return PigGame(p["goal"], d(p["sides"]))
 
 

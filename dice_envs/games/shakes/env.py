@@ -103,8 +103,8 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.core.spiel import LONG_GAME, SpielGame
+from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.games.shakes.rules import CourtGame, MaestersGame
 
 __all__ = ["env", "raw_env", "OPENSPIEL", "MODES"]

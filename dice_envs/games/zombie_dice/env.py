@@ -80,8 +80,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.core.spiel import LONG_GAME, SpielGame, winner_takes_all
+from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.games.zombie_dice.rules import ZombieDiceGame
 
 __all__ = ["env", "raw_env", "OPENSPIEL"]
