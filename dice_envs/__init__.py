@@ -24,14 +24,16 @@ Gymnasium's registry::
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
+import warnings
 
 import gymnasium
 import pettingzoo
 
 from dice_envs._moved import install_moved_modules
-from dice_envs.registry import GAMES, plain_name
+from dice_envs.registry import GAMES, load, plain_name
 
 __version__ = "0.1.0"
 
@@ -47,11 +49,18 @@ vector_environments = {entry.gymnasium[0]: entry.gymnasium[2] for entry in GAMES
 
 
 def game_id(gymnasium_name: str) -> str:
-    """The one name of a game, PettingZoo's id, from its Gymnasium name:
-    ``"LiarsDiceMatch-v0"`` -> ``"dice_envs/liars_dice_match-v0"``.  Gymnasium knows every
-    single-agent version under both ids; PettingZoo's registry under this one."""
+    """PettingZoo's id of a game from its Gymnasium name: ``"LiarsDiceMatch-v0"`` ->
+    ``"dice_envs/liars_dice_match-v0"``."""
     version = re.search(r"-v\d+$", gymnasium_name)
     return f"dice_envs/{plain_name(gymnasium_name)}{version.group(0) if version else ''}"
+
+
+def _old_id(entry_point: str, old: str, new: str, **kwargs):
+    """What Gymnasium makes for ``old``, an earlier second id of ``new``: ``new``'s environment, with
+    a warning."""
+    warnings.warn(f"the Gymnasium id {old} is deprecated (it goes in dice_envs 0.3): use {new}", DeprecationWarning,
+                  stacklevel=3)
+    return load(entry_point)(**kwargs)
 
 
 def _register_all() -> None:
@@ -61,9 +70,12 @@ def _register_all() -> None:
         if entry.gymnasium is None:
             continue
         name, entry_point, vector_entry_point = entry.gymnasium
-        for env_id in ("dice_envs/" + name, game_id(name)):  # Gymnasium's spelling, and PettingZoo's
-            if env_id not in gymnasium.registry:
-                gymnasium.register(env_id, entry_point=entry_point, vector_entry_point=vector_entry_point)
+        new, old = "dice_envs/" + name, game_id(name)
+        if new not in gymnasium.registry:
+            gymnasium.register(new, entry_point=entry_point, vector_entry_point=vector_entry_point)
+        if old not in gymnasium.registry:  # dice_envs 0.1 also knew the single-agent versions by PettingZoo's ids
+            gymnasium.register(old, entry_point=functools.partial(_old_id, entry_point, old, new),
+                               vector_entry_point=functools.partial(_old_id, vector_entry_point, old, new))
 
 
 install_moved_modules()
