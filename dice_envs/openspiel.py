@@ -12,7 +12,11 @@ The names are ``dice_envs_<game>`` (``dice_envs_liars_dice``, ``dice_envs_pig``,
 of :data:`GAMES`, as each game's environment module describes it); the
 parameters are the project's own argument names (:data:`GAMES` lists them with their
 defaults).  OpenSpiel's parameters cannot be None, so ``-1`` stands for None
-(``max_quantity``, ``starting_player``).
+(``max_quantity``, ``starting_player``); and each has one type, so an argument that takes two
+has a second parameter for the other, which overrides the first where it is given: in Liar's
+Dice, ``wild`` (a bool: the highest face wild) and ``wild_rule`` (``"aces"``, ``"highest"`` or
+``"none"``), ``dice_per_player`` (one count for everybody) and ``dice`` (one count per player,
+``"2,1"``).
 
 The rules are the project's rules cores (:mod:`dice_envs.core`), not a re-implementation:
 a pyspiel state holds a rules-core state.  Actions are the rules core's action ids;
@@ -237,7 +241,10 @@ def _make_classes(name: str, spec: SpielGame):
                 max_chance_outcomes=spec.max_chance_outcomes(self.core),
                 num_players=self.core.num_players, min_utility=low, max_utility=high,
                 utility_sum=0.0 if utility == "zero_sum" else None, max_game_length=spec.max_game_length(self.core))
-            super().__init__(_game_type(name, spec, utility), info, values)
+            # a parameter that another one overrides is left out, so that str(game) names the game played
+            shown = {key: value for key, value in values.items()
+                     if not any(over == key and values[by] != spec.parameters[by] for by, over in spec.overrides.items())}
+            super().__init__(_game_type(name, spec, utility), info, shown)
 
         def new_initial_state(self):
             return State(self)

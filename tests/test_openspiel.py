@@ -204,3 +204,18 @@ def test_openspiel_s_parameter_names_are_accepted():
     assert pyspiel.load_game("dice_envs_pig", {"winscore": 20}).core.goal == 20
     with pytest.raises(Exception, match="name the same parameter"):
         pyspiel.load_game("dice_envs_liars_dice", {"numdice": 2, "dice_per_player": 3})
+
+
+def test_a_parameter_that_overrides_another_leaves_it_out_of_the_game_s_name():
+    """``wild_rule`` and ``dice`` override ``wild`` and ``dice_per_player`` (OpenSpiel's parameters have
+    one type each): the game's name shows the rule played, not ``wild=False`` next to ``wild_rule=highest``."""
+    import pickle
+
+    highest = pyspiel.load_game("dice_envs_liars_dice", {"wild_rule": "highest", "dice_sides": 5, "numdice": 2})
+    assert "wild=" not in str(highest) and "wild_rule=highest" in str(highest)
+    assert highest.core.wild == pyspiel.load_game("dice_envs_liars_dice", {"wild": True}).core.wild
+    uneven = pyspiel.load_game("dice_envs_liars_dice", {"dice": "2,1", "wild_rule": "aces"})
+    assert "dice_per_player=" not in str(uneven) and uneven.core.dice == (2, 1)
+    for game in (highest, uneven):
+        assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    assert "wild=True" in str(pyspiel.load_game("dice_envs_liars_dice", {"wild": True}))

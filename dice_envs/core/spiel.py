@@ -45,6 +45,9 @@ class SpielGame(Generic[_G]):
         players: the fewest and the most players the parameters allow.
         aliases: OpenSpiel's names for parameters, where OpenSpiel has a game of this name
             (``{its name: ours}``); both are accepted.
+        overrides: ``{parameter: the parameter it overrides}`` where an argument of two types has
+            a parameter for each (OpenSpiel's parameters have one type): given, the first
+            replaces the second, which the game's parameters then leave out.
         private: the observation entries that are the player's private information (a public-only
             observer hides them); hidden-information games without it refuse public-only observers.
         chance_parts: where the rules core's chance outcome is a tuple of independent parts (every
@@ -66,6 +69,7 @@ class SpielGame(Generic[_G]):
     hidden: bool
     players: Tuple[int, int] = (2, 2)
     aliases: Dict[str, str] = field(default_factory=dict)
+    overrides: Dict[str, str] = field(default_factory=dict)
     private: Optional[Callable[[_G], slice]] = None
     chance_parts: Optional[Callable[[_G], List[list]]] = None
     observation_is_information_state: bool = False
@@ -73,9 +77,9 @@ class SpielGame(Generic[_G]):
     def __post_init__(self) -> None:
         if self.information not in INFORMATION:
             raise ValueError(f"information must be one of {INFORMATION}, got {self.information!r}")
-        unknown = set(self.aliases.values()) - set(self.parameters)
+        unknown = (set(self.aliases.values()) | set(self.overrides) | set(self.overrides.values())) - set(self.parameters)
         if unknown:
-            raise ValueError(f"aliases name parameters the game does not have: {sorted(unknown)}")
+            raise ValueError(f"aliases and overrides name parameters the game does not have: {sorted(unknown)}")
 
 
 def none_for_minus_one(value):

@@ -145,6 +145,7 @@ OPENSPIEL = SpielGame(
     lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
     lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
     aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
+    overrides={"wild_rule": "wild", "dice": "dice_per_player"},
     private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
     chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)],
     observation_is_information_state=True)
