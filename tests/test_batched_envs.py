@@ -249,12 +249,18 @@ def test_sb3_vec_env_trains_maskable_ppo():
     obs = venv.reset()
     assert obs.shape == (32, 12) and get_action_masks(venv).shape == (32, 2)
     dones_seen = False
+    returns, lengths = np.zeros(32), np.zeros(32, int)
     for _ in range(60):
         obs, rewards, dones, infos = venv.step(np.argmax(get_action_masks(venv), axis=1))
+        returns, lengths = returns + rewards, lengths + 1
         for k in np.flatnonzero(dones):
             assert infos[k]["terminal_observation"].shape == (12,)
+            # the game's return and length, as SB3's Monitor writes them
+            assert infos[k]["episode"]["r"] == returns[k] and infos[k]["episode"]["l"] == lengths[k]
             dones_seen = True
+        returns[dones], lengths[dones] = 0.0, 0
     assert dones_seen
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=256, n_epochs=1, seed=0, device="cpu")
     model.learn(2_000)
     assert model.num_timesteps >= 2_000
+    assert len(model.ep_info_buffer) > 0  # what SB3 logs as ep_rew_mean, with no VecMonitor

@@ -15,12 +15,15 @@ The games stay one array program: SB3 sees ``num_envs`` environments, and
 with the ``(num_envs, n)`` mask array of the whole batch.  Finished games are reset in
 the same step, as SB3 expects: their last observation is in
 ``infos[i]["terminal_observation"]`` (and ``"TimeLimit.truncated"`` says whether it
-was a truncation).  To save building ``num_envs`` dicts per step, the games that did
-not end share one empty, read-only ``info``.
+was a truncation), with the game's return, length and time in ``infos[i]["episode"]``
+(``{"r", "l", "t"}``, as SB3's ``Monitor`` and ``VecMonitor`` write it), so SB3's logger reports
+``ep_rew_mean`` and ``ep_len_mean`` with no wrapper.  To save building ``num_envs`` dicts per
+step, the games that did not end share one empty, read-only ``info``.
 """
 
 from __future__ import annotations
 
+import time
 from types import MappingProxyType
 from typing import Any, List, Optional, Sequence
 
@@ -43,11 +46,16 @@ class SB3VecEnv(VecEnv):
         self.env = env
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
         self._actions: Optional[np.ndarray] = None
+        self._returns = np.zeros(self.num_envs)
+        self._lengths = np.zeros(self.num_envs, np.int64)
+        self._start = time.perf_counter()
 
     def reset(self):
         seed = self._seeds[0] if any(s is not None for s in self._seeds) else None
         obs, _ = self.env.reset(seed=seed)
         self._reset_seeds()
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -56,11 +64,17 @@ class SB3VecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
+        self._returns += rewards
+        self._lengths += 1
         infos: List[Any] = [_EMPTY] * self.num_envs
         if dones.any():
             final = info["final_obs"]
+            elapsed = round(time.perf_counter() - self._start, 6)
             for k in np.flatnonzero(dones):
-                infos[k] = {"terminal_observation": final[k], "TimeLimit.truncated": bool(truncated[k])}
+                infos[k] = {"terminal_observation": final[k], "TimeLimit.truncated": bool(truncated[k]),
+                            "episode": {"r": float(self._returns[k]), "l": int(self._lengths[k]), "t": elapsed}}
+            self._returns[dones] = 0.0
+            self._lengths[dones] = 0
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
