@@ -192,3 +192,27 @@ def test_export_efg_names_each_game_apart_and_overwrites_only_when_asked(tmp_pat
         main(["export-efg", "liars-dice", "--faces", "2"])
     assert exit_.value.code == 2 and "exists: pass --force" in capsys.readouterr().err
     assert main(["export-efg", "liars-dice", "--faces", "2", "--force"]) == 0
+
+
+def test_the_spinner_is_erased_before_the_result_and_warnings_print_above_it(monkeypatch):
+    """On a terminal the spinner stops (and, being transient, is erased) at the command's first
+    output, so the result is not drawn under it; a warning while it runs goes through its console."""
+    import argparse
+    import io
+
+    import dice_envs.agents.cli as cli
+
+    class Stderr(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Stderr())
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    with cli._working(argparse.Namespace(verb="solve", game="pig")):
+        progress = cli._SPINNER[0]
+        cli.show_warning("long", UserWarning, "f.py", 1)
+        assert progress.live.is_started
+        print("the result")
+        assert not progress.live.is_started and not cli._SPINNER
+    assert out.getvalue() == "the result\n"

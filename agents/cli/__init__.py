@@ -126,10 +126,33 @@ def _set_limits(args: argparse.Namespace) -> None:
     resources.memory_limit(), resources.seconds_limit(), resources.disk_limit()  # a bad value fails here
 
 
+#: The spinner running (see :func:`_working`), where a warning is printed above it.
+_SPINNER: list = []
+
+
+class _StopSpinnerOnWrite:
+    """``sys.stdout`` while the spinner runs: the first write (the command's result) erases the
+    spinner, so the result is not printed under a spinner that goes on drawing."""
+
+    def __init__(self, stream, progress):
+        self._stream, self._progress = stream, progress
+
+    def write(self, text: str) -> int:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+            _SPINNER.clear()
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 @contextlib.contextmanager
 def _working(args: argparse.Namespace):
     """A spinner with the elapsed time on stderr while a solve, export or evaluation runs
-    (only on a terminal, and not for ``play``, which talks to the user itself)."""
+    (only on a terminal, and not for ``play``, which talks to the user itself); it is erased
+    before the result is printed."""
     if args.verb == "play" or not sys.stderr.isatty():
         yield
         return
@@ -137,14 +160,25 @@ def _working(args: argparse.Namespace):
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     with Progress(SpinnerColumn(), TextColumn(f"dice-envs {args.verb} {args.game}"), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
+                  console=Console(stderr=True), transient=True, redirect_stdout=False,
+                  redirect_stderr=False) as progress:
         progress.add_task("", total=None)
-        yield
+        _SPINNER[:] = [progress]
+        with contextlib.redirect_stdout(_StopSpinnerOnWrite(sys.stdout, progress)):
+            try:
+                yield
+            finally:
+                _SPINNER.clear()
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None):
-    """Warnings (a long run announced, a cache not written) as one plain line on stderr."""
-    print(f"dice-envs: {category.__name__}: {message}", file=sys.stderr, flush=True)
+    """Warnings (a long run announced, a cache not written) as one plain line on stderr (above the
+    spinner while it runs)."""
+    text = f"dice-envs: {category.__name__}: {message}"
+    if _SPINNER:
+        _SPINNER[0].console.print(text, markup=False, highlight=False, soft_wrap=True)
+    else:
+        print(text, file=sys.stderr, flush=True)
 
 
 def _interrupt(signum, frame):
