@@ -218,7 +218,7 @@ def measure(name: str, seconds: float) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds timed per measurement")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--opponents", action="store_true",

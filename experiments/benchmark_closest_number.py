@@ -46,7 +46,7 @@ def full_game(numbers: int, round3: str) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--numbers", type=int, default=10)
     args = parser.parse_args(argv)
     n = args.numbers

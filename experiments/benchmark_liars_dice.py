@@ -226,7 +226,7 @@ def largest(spec: str, target: float) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", type=float, default=1e-3)
     parser.add_argument("--repeats", type=int, default=3)
     default_python = os.path.join(ROOT, ".venv-bench", "bin", "python")

@@ -287,7 +287,7 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--algorithm", choices=ALGORITHMS, required=True)
     parser.add_argument("--dice", type=int, nargs="+", default=[1], help="dice per player: one count or two (1)")
     parser.add_argument("--faces", type=int, default=6)

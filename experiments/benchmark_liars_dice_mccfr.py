@@ -99,7 +99,7 @@ def openspiel(python: str, budget: float, seed: int, games: int = 0, score: bool
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="CPU seconds for each solver")
     parser.add_argument("--games", type=int, default=0, help="instead, this many sampled games for each solver")
     parser.add_argument("--no-exploitability", dest="score", action="store_false",

@@ -47,7 +47,7 @@ def env_steps_per_second(steps: int, seed: int = 0) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--goal", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", type=int, default=50_000)

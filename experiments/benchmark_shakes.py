@@ -41,7 +41,7 @@ def env_steps_per_second(mode: str, steps: int, seed: int = 0) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--steps", type=int, default=20_000)

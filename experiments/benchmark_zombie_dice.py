@@ -41,7 +41,7 @@ def env_steps_per_second(variant: str, steps: int, seed: int = 0, wrapped: bool 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")

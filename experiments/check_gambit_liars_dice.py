@@ -37,7 +37,7 @@ print(json.dumps(out))
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--faces", type=int, nargs="+", default=[2, 3])
     parser.add_argument("--seed-bids", action="store_true", help="the seed's bid space (quantities up to faces)")
     parser.add_argument("--solve", action="store_true", help="also solve with Gambit's rational LP (slow for 3 faces)")

@@ -97,7 +97,7 @@ class ReachAverage:
 
 
 def parse(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--updates", type=int, default=1000)
     parser.add_argument("--every", type=int, default=100, help="updates between lines (and averaged iterates)")
     parser.add_argument("--exact-critic", action="store_true")

@@ -61,7 +61,7 @@ def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096,
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--goal", type=int, default=100)
     parser.add_argument("--hidden", type=hidden_widths, default="64,64", help="hidden layer widths, comma-separated")
     parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled")

@@ -103,7 +103,7 @@ def diagnose(policy, goal: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a saved Pig model (.zip), or a policy name dice-envs evaluate pig takes")
     parser.add_argument("--goal", type=int, default=100)
     args = parser.parse_args(argv)

@@ -72,7 +72,7 @@ def network_policy(net, kind: str, goal: int):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled",
                         help="the env's observation encoding the network sees")
     parser.add_argument("--hidden", type=hidden_widths, default="64,64", help="hidden layer widths, comma-separated")

@@ -93,7 +93,7 @@ def fit_network(table: np.ndarray, states, rows: np.ndarray, game, args) -> tupl
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a table model.pt (train_liars_dice_play.py --method mccfr)")
     parser.add_argument("--out", required=True, help="where to save the network (model.pt format)")
     parser.add_argument("--games", type=int, default=20 * BATCH, help="sampled games that find the states")

@@ -108,7 +108,7 @@ def median_ms(name, frames=15):
 def main(argv=None) -> int:
     import matplotlib.image
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     parser.add_argument("--only", nargs="*", choices=sorted(SAMPLES))
     parser.add_argument("--time", action="store_true", help="print the median ms per frame")
