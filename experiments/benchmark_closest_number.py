@@ -47,7 +47,9 @@ def full_game(numbers: int, round3: str) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--numbers", type=int, default=10)
+    parser.add_argument("--numbers", type=int, default=10,
+                        help="number cards 1..N of the full game; round 1 alone runs for 2 to min(5, N // 2) "
+                             "players (10)")
     args = parser.parse_args(argv)
     n = args.numbers
     print(f"Closest Number, numbers 1..{n}: full two-player game (win +1 / lose -1 / draw 0)")

@@ -227,12 +227,17 @@ def largest(spec: str, target: float) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", type=float, default=1e-3)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--target", type=float, default=1e-3,
+                        help="exploitability each CFR+ solve runs to: the headline game, --largest and --solves "
+                             "(0.001)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="solves of the headline game (one 6-sided die each, 6s wild) timed; the median is "
+                             "reported (3)")
     default_python = os.path.join(ROOT, ".venv-bench", "bin", "python")
     parser.add_argument("--openspiel-python", default=default_python if os.path.exists(default_python) else None,
                         help="an interpreter with open-spiel installed (default .venv-bench/bin/python)")
-    parser.add_argument("--skip-openspiel", action="store_true")
+    parser.add_argument("--skip-openspiel", action="store_true",
+                        help="do not run OpenSpiel; the report compares with its recorded figures, not measured here")
     parser.add_argument("--largest", nargs="*", default=[], metavar="DxF[w]",
                         help="also solve these games to the target, e.g. 2x4w 3x3w")
     parser.add_argument("--scoring", nargs="*", default=[], metavar="D0,D1:WILD",
@@ -243,7 +248,7 @@ def main(argv=None) -> int:
     parser.add_argument("--openspiel-memory", type=float, default=8.0, help="GiB for OpenSpiel's scoring (8)")
     parser.add_argument("--openspiel-timeout", type=float, default=900.0, help="seconds for OpenSpiel's scoring (900)")
     parser.add_argument("--skip-headline", action="store_true", help="only the --largest, --scoring and --solves rows")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.skip_headline:
         rows = {"scoring": [scoring(spec, int(args.openspiel_memory * 2**30), args.openspiel_timeout)

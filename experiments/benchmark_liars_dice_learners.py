@@ -288,13 +288,16 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--algorithm", choices=ALGORITHMS, required=True)
+    parser.add_argument("--algorithm", choices=ALGORITHMS, required=True,
+                        help="the OpenSpiel learner to run: nfsp, deep_cfr or escher (required)")
     parser.add_argument("--dice", type=int, nargs="+", default=[1], help="dice per player: one count or two (1)")
-    parser.add_argument("--faces", type=int, default=6)
-    parser.add_argument("--wild", choices=("none", "highest", "aces"), default="highest")
+    parser.add_argument("--faces", type=int, default=6, help="sides of each die (6)")
+    parser.add_argument("--wild", choices=("none", "highest", "aces"), default="highest",
+                        help="the wild face: highest (the highest face, OpenSpiel's liars_dice), aces (face 1) or "
+                             "none (highest)")
     parser.add_argument("--minutes", type=float, default=30.0, help="training budget (evaluations not counted)")
     parser.add_argument("--eval-minutes", type=float, default=5.0, help="minutes of training between evaluations")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument("--out", help="also write the report (JSON) here")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.eval_minutes <= 0:

@@ -105,11 +105,13 @@ def main(argv=None) -> int:
     parser.add_argument("--no-exploitability", dest="score", action="store_false",
                         help="skip the exploitability (OpenSpiel's takes seconds): for timing whole processes")
     parser.add_argument("--batch", type=int, default=16384, help="our games per iteration")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--run", choices=["both", "ours", "openspiel"], default="both")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of both solvers' sampling (0)")
+    parser.add_argument("--run", choices=["both", "ours", "openspiel"], default="both",
+                        help="which solvers run: both (ours with both settings, and OpenSpiel's), ours (with "
+                             "OpenSpiel's settings only) or openspiel (both)")
     parser.add_argument("--openspiel-python", default=default_openspiel_python(),
                         help="an interpreter with open-spiel installed")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if not args.seconds > 0 or args.batch < 1 or args.games < 0:
         raise SystemExit("--seconds must be above 0, --batch at least 1 and --games at least 0")

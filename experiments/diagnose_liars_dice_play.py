@@ -98,9 +98,11 @@ class ReachAverage:
 
 def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--updates", type=int, default=1000)
+    parser.add_argument("--updates", type=int, default=1000, help="updates of --method mmd to run (1000)")
     parser.add_argument("--every", type=int, default=100, help="updates between lines (and averaged iterates)")
-    parser.add_argument("--exact-critic", action="store_true")
+    parser.add_argument("--exact-critic", action="store_true",
+                        help="replace the learned critic by the exact action values of the network's policy "
+                             "(a full-width expectation, no longer sampled play)")
     parser.add_argument("trainer", nargs=argparse.REMAINDER, help="-- then train_liars_dice_play.py options")
     ns = parser.parse_args(argv)
     if ns.updates < 1 or ns.every < 1:

@@ -62,11 +62,13 @@ def fit(goal: int, hidden, kind: str, epochs: int, seed: int, batch: int = 4096,
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--goal", type=int, default=100)
+    parser.add_argument("--goal", type=int, default=100, help="winning score (100)")
     parser.add_argument("--hidden", type=hidden_widths, default="64,64", help="hidden layer widths, comma-separated")
-    parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled")
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--features", choices=("scaled", "fourier"), default="scaled",
+                        help="the network's input, the env's observation: scaled (i, j, k) / goal, or fourier, "
+                             "which adds sines and cosines (scaled)")
+    parser.add_argument("--epochs", type=int, default=30, help="passes over the optimal decisions (30)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.goal < 2:

@@ -105,7 +105,7 @@ def diagnose(policy, goal: int) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a saved Pig model (.zip), or a policy name dice-envs evaluate pig takes")
-    parser.add_argument("--goal", type=int, default=100)
+    parser.add_argument("--goal", type=int, default=100, help="winning score (100)")
     args = parser.parse_args(argv)
     if args.goal < 2:
         parser.error("--goal must be at least 2")

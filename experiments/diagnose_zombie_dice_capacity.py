@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--epochs", type=int, default=20, help="passes over the recorded decisions")
     parser.add_argument("--games", type=int, default=4096, help="games played at once")
     parser.add_argument("--steps", type=int, default=400, help="steps of the batch (decisions = games x steps)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the games and the fit (0)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--goal", type=int, default=13, help="brains to win (tests use tiny goals)")
     parser.add_argument("--score-cap", type=int, default=0, help="the solver's score cap (0: its default, goal + 39)")

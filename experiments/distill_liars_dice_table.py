@@ -98,14 +98,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="where to save the network (model.pt format)")
     parser.add_argument("--games", type=int, default=20 * BATCH, help="sampled games that find the states")
     parser.add_argument("--explore", type=float, default=0.3, help="uniform share of the play that finds them")
-    parser.add_argument("--hidden", default="256,256")
+    parser.add_argument("--hidden", default="256,256", help="hidden layer widths, comma-separated (256,256)")
     parser.add_argument("--steps", type=int, default=6000, help="Adam steps")
-    parser.add_argument("--minibatch", type=int, default=4096)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--lr-floor", type=float, default=0.05)
+    parser.add_argument("--minibatch", type=int, default=4096, help="states per Adam step (4096)")
+    parser.add_argument("--learning-rate", type=float, default=1e-3,
+                        help="Adam's learning rate at the first step, then decaying to --lr-floor times it (0.001)")
+    parser.add_argument("--lr-floor", type=float, default=0.05,
+                        help="where the cosine decay of the learning rate over --steps ends, as a share of "
+                             "--learning-rate (0.05)")
     parser.add_argument("--cfr-target", type=float, default=1e-4, help="exploitability of the CFR+ reference")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1)")
     args = parser.parse_args(argv)
     for name in ("games", "steps", "minibatch", "threads"):
         if getattr(args, name) < 1:

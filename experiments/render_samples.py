@@ -109,8 +109,10 @@ def main(argv=None) -> int:
     import matplotlib.image
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
-    parser.add_argument("--only", nargs="*", choices=sorted(SAMPLES))
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images",
+                        help="folder the PNG files are written to (docs/images)")
+    parser.add_argument("--only", nargs="*", choices=sorted(SAMPLES),
+                        help="render only these samples (default: all)")
     parser.add_argument("--time", action="store_true", help="print the median ms per frame")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
