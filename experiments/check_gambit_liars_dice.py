@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     parser.add_argument("--faces", type=int, nargs="+", default=[2, 3],
                         help="sides of the die (one each) of the games checked, each with and without a wild face "
                              "(2 3)")
-    parser.add_argument("--seed-bids", action="store_true", help="the seed's bid space (quantities up to faces)")
+    parser.add_argument("--seed-bids", action="store_true", help="the source document's bid space (quantities up to faces)")
     parser.add_argument("--solve", action="store_true", help="also solve with Gambit's rational LP (slow for 3 faces)")
     parser.add_argument("--gambit-python", default=os.path.join(ROOT, ".venv-bench", "bin", "python"),
                         help="an interpreter with pygambit installed (default .venv-bench/bin/python)")
