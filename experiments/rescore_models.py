@@ -12,7 +12,7 @@ takes a few minutes and is what ``tests/test_rescore_models.py`` runs.  Two grou
 * ``--zombie-dice``: the three models of the full Zombie Dice game (goal 13, official dice), whose
   exact scores run the network on 3.4e8 states, 4 to 7 minutes each;
 * ``--2v2``: the Liar's Dice model for two dice each (aces wild), whose exact score is streamed over
-  352 M information states, 45 to 60 minutes on one core.
+  352 M information states: 9-10 minutes alone on one core, much longer on a busy machine.
 
 Run: ``.venv/bin/python experiments/rescore_models.py [--zombie-dice] [--2v2] [--all] [MODEL ...]``.
 """
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--zombie-dice", action="store_true",
                         help="also the three full Zombie Dice models (4-7 minutes each)")
     parser.add_argument("--2v2", dest="two_each", action="store_true",
-                        help="also the two-dice-each Liar's Dice model (45-60 minutes)")
+                        help="also the two-dice-each Liar's Dice model (9-10 minutes on an idle core)")
     parser.add_argument("--all", action="store_true", help="every committed model")
     args = parser.parse_args(argv)
 
