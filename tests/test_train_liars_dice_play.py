@@ -575,58 +575,6 @@ def test_divergence_stops_with_the_last_checkpoint(lp, tmp_path, capsys):
     assert snapshot(run)["updates"] == 0 and not (run / "model.pt").exists()
 
 
-#: the highest face wild, as the evaluate command spells it
-WILD = ["--wild"]
-
-
-@pytest.mark.parametrize("model,rules,exploitability", [
-    ("liars_dice_play_mccfr_wild.pt", WILD, 0.0059312),  # tables, seed 0, 30 minutes
-    ("liars_dice_play_mccfr_nowild.pt", [], 0.0006670),  # tables, seed 1, 30 minutes
-    ("liars_dice_play_mccfr_distilled_wild.pt", WILD, 0.0106366),  # distill_liars_dice_table.py, defaults
-    ("liars_dice_play_mccfr_distilled_nowild.pt", [], 0.0013987),
-    # ESCHER, 2x128 networks, 30 minutes, --other-dice posterior --own-dice all --merge-rows --regret-steps 16
-    # --regret-plus --predictive-plus --average-power 2 --average-ema 0.995 --games 8192, seed 1 (1,968 iterations)
-    ("liars_dice_play_escher_wild.pt", WILD, 0.0164300),
-    # the same with --games 4096 --reach-floor 0.01, 60 minutes, seed 0
-    ("liars_dice_play_escher_1v2_aces.pt", ["--dice", "1", "2", "--wild", "aces"], 0.0433114),
-    # the same with --lr-floor 0.3, seed 1
-    ("liars_dice_play_escher_2v1_aces.pt", ["--dice", "2", "1", "--wild", "aces"], 0.0337250),
-    ("liars_dice_play_escher_nowild.pt", [], 0.0066690),  # the base settings, 30 minutes
-    ("liars_dice_play_mmd_average_wild.pt", WILD, 0.0785174),  # seed 0, 30 minutes
-    ("liars_dice_play_mmd_average_nowild.pt", [], 0.0336088),  # seed 1, 30 minutes
-    ("liars_dice_play_mmd_wild.pt", WILD, 0.6782515),
-    ("liars_dice_play_mmd_nowild.pt", [], 0.0789235),
-    ("liars_dice_play_ppo_wild.pt", WILD, 0.6315206),  # 30 minutes
-    ("liars_dice_play_ppo_nowild.pt", [], 0.1822958),
-])
-def test_committed_models_rescore_to_their_tables(lp, capsys, model, rules, exploitability):
-    """The final networks (and mccfr's tables) in experiments/models re-score, through the
-    command line, to the final exploitability of their runs in the documentation's tables
-    (docs/learners/, and the runs in experiments/notebook/2026-11-28-liars-dice-*.md)."""
-    from dice_envs.agents.cli import main as cli_main
-
-    argv = ["evaluate", "liars-dice", str(ROOT / "experiments" / "models" / model), "--faces", "6", "--json"]
-    assert cli_main(argv + rules) == 0
-    assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(exploitability, abs=1e-6)
-
-
-ESCHER_2V2_MODEL = "experiments/models/liars_dice_play_escher_2v2_aces.pt"
-
-
-@pytest.mark.beside(["evaluate", "liars-dice", ESCHER_2V2_MODEL, "--faces", "6", "--dice", "2", "2", "--wild", "aces",
-                     "--json"])
-def test_the_2v2_model_rescores_to_its_figure(beside_output):
-    """The two-dice-each model (ESCHER, the 1v2 row's settings with a 2x512 regret network, a 2x256
-    average network and a 2x512 value network, 60 minutes, seed 0; docs/learners/escher.md)
-    re-scores to its run's final exploitability.  Its exact score is streamed over the 352 M
-    information states, about 10 minutes, beside the rest of the suite (conftest.py).  To 1e-6, as
-    the other committed models: the network's float32 products round differently on other CPUs'
-    kernels (an AVX-512/AMX machine gave 0.10471158, 2e-8 from the training machine's figure)."""
-    report = json.loads(beside_output)
-    assert report["exploitability"] == pytest.approx(0.1047116, abs=1e-6)
-    assert report["config"]["dice_per_player"] == 2 and report["config"]["wild"] == "aces"
-
-
 def test_a_full_disk_is_named(lp, tmp_path, capsys, monkeypatch):
     """Issue 23's attack: on a full disk the checkpoint write said `RuntimeError: [enforce fail at
     inline_container.cc:672]`, with no word of the disk."""
