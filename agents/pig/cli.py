@@ -1,17 +1,25 @@
-"""``dice-envs solve pig`` and ``dice-envs play pig`` (``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
+"""``dice-envs solve pig``, ``dice-envs play pig`` and ``dice-envs train pig`` (``dice-envs evaluate``: :mod:`dice_envs.agents.cli.evaluate`)."""
 
 from __future__ import annotations
 
 import argparse
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present
+from dice_envs.agents.learn.presets import add_train_command
+from dice_envs.agents.pig.training import LEARNERS
+
+PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train pig
 
 
 def add_commands(verbs) -> None:
+    add_train_command(verbs["train"], "pig", "train a learner on Pig (goal 100), scored exactly against optimal play",
+                      LEARNERS, PRESETS)
+
     solve = verbs["solve"].add_parser(
         "pig", help="Pig: optimal play (Neller and Presser 2004) and the hold-at-20 policy's exact gap"
     )
