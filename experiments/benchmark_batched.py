@@ -144,22 +144,19 @@ def pool_opponent(game: str, policies: list, goal: int, whole_turns: bool, num_e
 
     from dice_envs.agents.learn.jeopardy import Pool, PoolOpponent
 
-    def script_module(name: str):
-        """A sibling training script: ``experiments.<name>`` when this file is imported as
-        ``experiments.benchmark_batched`` (the tests), ``<name>`` when run as a script."""
-        return importlib.import_module(f"{__package__}.{name}" if __package__ else name)
-
     if game == "pig":
         from dice_envs.agents.pig import solver as pig_solver
 
-        script = script_module("train_pig")
+        from dice_envs.agents.pig import training as script
+
         spec, args = script.PigSpec(), script.Args(goal=goal)
         tables = [pig_solver.policy_table(policy, goal) for policy in policies]
     else:
         from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
         from dice_envs.agents.zombie_dice.opponents import solved
 
-        script = script_module("train_ayzd")
+        from dice_envs.agents.zombie_dice import training as script
+
         spec, args = script.AYZDSpec(), script.Args(goal=goal, variant="all_yellow")
         tables = [ayzd.policy_table(policy, solved(goal).score_cap) for policy in policies]
     pool = Pool(len(tables), spec, args)

@@ -39,11 +39,7 @@ import time
 import numpy as np
 
 from dice_envs.agents.liars_dice import play as learners
-
-if __package__:  # imported as experiments.diagnose_liars_dice_play (the tests): the trainer's options
-    from . import train_liars_dice_play as trainer
-else:  # run as a script: this folder is on sys.path
-    import train_liars_dice_play as trainer
+from dice_envs.agents.liars_dice import play_training as trainer
 
 
 class ExactValues:
@@ -131,12 +127,12 @@ def diagnose(ns, args, out=None) -> list:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     m = learners.new_modules(args, game, states)
-    critics = learners.Critics(m["critic"], m["opt_critic"], m["central"], m["opt_central"])
+    critics = learners.Critics(m["critic"], m["opt_critic"])
     batch = LiarsDiceBatch(args.games, game=game)
     exact, average, lines, start = ExactValues(game, states), ReachAverage(states), [], time.time()
     for update in range(1, ns.updates + 1):
         m["net"].eval()
-        ro = learners.play(batch, m["net"], rng, args.explore, args.explore_sharpness, other=args.central_critic)
+        ro = learners.play(batch, m["net"], rng, args.explore, args.explore_sharpness)
         m["net"].train()
         if ns.exact_critic:  # q_prev: the previous policy's values, for --optimism
             q_prev = None if exact.table is None else exact(ro)

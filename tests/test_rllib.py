@@ -82,7 +82,7 @@ def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
     assert rescored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-6)
     # Its recorded game (checkpoint/dice_envs.json) is used, and another game is refused, naming both.
     assert json.loads((run_dir / "checkpoint" / "dice_envs.json").read_text()) == {
-        "game": "liars-dice", "config": {"faces": 3, "wild": True}}
+        "game": "liars-dice", "config": {"faces": 3, "wild": "highest"}}
     assert cli_main(["evaluate", "liars-dice", str(run_dir / "checkpoint"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(report["exploitability"], abs=1e-6)
     checkpoint = str(run_dir / "checkpoint")
@@ -94,7 +94,7 @@ def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
     assert script.main(argv[:-1] + ["--minibatch", "800", "--quiet"]) == 2
     assert "--minibatch" in capsys.readouterr().err
     # Issue 23's attacks on resume, refused before Ray starts: other options, a part deleted.
-    for option, value in (("--lr", "0.001"), ("--seed", "7")):
+    for option, value in (("--learning-rate", "0.001"), ("--seed", "7")):
         assert script.main(argv + [option, value]) == 2
         assert f"{option} " in (err := capsys.readouterr().err) and "differs from the checkpoint's" in err
     (run_dir / "checkpoint" / "learner_group").rename(run_dir / "checkpoint" / "moved")

@@ -21,11 +21,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_script(name: str = "train_ayzd"):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
+    """The trainer module behind ``experiments/<name>.py`` (the script is a few lines calling it)."""
+    module = importlib.import_module(TRAINERS[name])
+    sys.modules[name] = module
     return module
+
+
+TRAINERS = {"train_ayzd": "dice_envs.agents.zombie_dice.training", "train_pig": "dice_envs.agents.pig.training",
+            "train_liars_dice": "dice_envs.agents.liars_dice.full_width",
+            "train_liars_dice_play": "dice_envs.agents.liars_dice.play_training"}
 
 
 SMALL = ["--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--pool-size", "2",

@@ -190,11 +190,10 @@ def test_optimistic_mmd_converges_where_plain_mmd_cycles():
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("train_liars_dice", ROOT / "experiments" / "train_liars_dice.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_liars_dice"] = module
-    spec.loader.exec_module(module)
-    return module
+    """The full-width trainer behind ``experiments/train_liars_dice.py``."""
+    from dice_envs.agents.liars_dice import full_width
+
+    return full_width
 
 
 def run(script, capsys, *argv):
@@ -218,7 +217,7 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     assert not list(run_dir.glob("*.tmp*")) and not (run_dir / "state.json").exists()  # one file: checkpoint.pt
     # Everything in it loads with weights_only=True (tensors and plain containers).
     blob = torch.load(run_dir / "checkpoint.pt", weights_only=True)
-    assert blob["format"] == 2 and json.loads(blob["state"])["report"] == first
+    assert blob["format"] == 3 and json.loads(blob["state"])["report"] == first
 
     # The finished run, rerun: its report again, no training.
     assert run(script, capsys, "--run-dir", str(run_dir), "--steps", "60", "--eval-every", "30") == (0, first)

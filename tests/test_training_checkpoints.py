@@ -32,11 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
+    """The trainer module behind ``experiments/<name>.py`` (the script is a few lines calling it)."""
+    module = importlib.import_module(TRAINERS[name])
+    sys.modules[name] = module
     return module
+
+
+TRAINERS = {"train_ayzd": "dice_envs.agents.zombie_dice.training", "train_pig": "dice_envs.agents.pig.training",
+            "train_liars_dice": "dice_envs.agents.liars_dice.full_width",
+            "train_liars_dice_play": "dice_envs.agents.liars_dice.play_training"}
 
 
 def call(script, capsys, argv):
@@ -413,7 +417,7 @@ def ld_snapshot(run: Path) -> dict:
 @pytest.fixture(scope="module")
 def ld_reference(ld, tmp_path_factory):
     out = {}
-    for name, extra in (("decay", []), ("constant", ["--lr-floor", "0.003"])):
+    for name, extra in (("decay", []), ("constant", ["--lr-floor", "1"])):
         run = tmp_path_factory.mktemp("ld_reference") / name
         assert ld.main(["--run-dir", str(run), "--steps", "8", *LD, *extra]) == 0
         out[name] = ld_snapshot(run)
@@ -446,7 +450,7 @@ def test_liars_dice_resume_is_exact(ld, ld_reference, tmp_path, capsys, monkeypa
         assert ld_snapshot(run)["steps"] == 5 and not (run / "model.pt").exists()
     else:
         reference = ld_reference["constant"]
-        argv += ["--lr-floor", "0.003"]
+        argv += ["--lr-floor", "1"]
         assert ld.main([*argv[:3], "4", *argv[4:]]) == 0
     code, report, _ = call(ld, capsys, argv)
     assert code == 0 and report["resumed"] and not report["interrupted"]
@@ -564,7 +568,7 @@ def test_liars_dice_finished_run_reports_again(ld, ld_run, capsys):
 
 @pytest.mark.parametrize("option,value", [
     ("--learning-rate", "inf"), ("--learning-rate", "nan"), ("--learning-rate", "-1"), ("--eta", "nan"),
-    ("--eta", "0"), ("--alpha", "-1"), ("--lr-floor", "1"), ("--optimism", "inf"), ("--cfr-target", "0"),
+    ("--eta", "0"), ("--alpha", "-1"), ("--lr-floor", "1.5"), ("--optimism", "inf"), ("--cfr-target", "0"),
     ("--faces", "9"), ("--hidden", "abc"), ("--seed", "-1"), ("--minutes", "nan"), ("--inner-steps", "0"),
 ])
 def test_liars_dice_bad_options(ld, tmp_path, capsys, option, value):

@@ -163,7 +163,7 @@ def test_a_pool_of_networks_steps_its_turns():
 
     from dice_envs.agents.learn.jeopardy import Pool, PoolOpponent
 
-    module = importlib.import_module("experiments.train_ayzd")
+    module = importlib.import_module("dice_envs.agents.zombie_dice.training")
     args = module.Args(variant="official", goal=13)
     assert not hasattr(PoolOpponent(Pool(2, module.OfficialSpec(), args), 4), "play_turns")
     assert hasattr(PoolOpponent(Pool(2, module.AYZDSpec(), module.Args()), 4), "play_turns")

@@ -15,6 +15,7 @@ import sys
 import warnings
 from typing import Optional, Sequence
 
+from dice_envs.agents.cli import train
 from dice_envs.core import resources
 from dice_envs.core.extras import DependencyNotInstalled
 from dice_envs.registry import GAMES, plain_name
@@ -25,6 +26,7 @@ VERBS = {
     "export-efg": "write a game tree in Gambit's .efg format",
     "dice": "exact analyses of dice",
     "evaluate": "score a saved model or a policy exactly against the optimum",
+    "train": "train a learner from a preset (the [train] extra), scored exactly",
 }
 
 #: The modules that add sub-commands, each with ``add_commands(verbs)`` where ``verbs`` maps a verb to its
@@ -52,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         games[verb] = sub.add_subparsers(dest="game", required=True, metavar="GAME")
     for name in GAME_COMMANDS:
         importlib.import_module(name).add_commands(games)
+    for game_parser in games["train"].choices.values():
+        game_parser.set_defaults(handler=train.run)
     parser.games = games  # type: ignore[attr-defined]  # verb -> its games' subparsers (for game_name_in)
     return parser
 

@@ -1,8 +1,8 @@
 """The training loop shared by the jeopardy games (All Yellow Zombie Dice, Pig):
 MaskablePPO on a batched single-agent env, scored EXACTLY against optimal play.
 
-It knows no game: a game script (``experiments/train_ayzd.py``,
-``experiments/train_pig.py``) gives a :class:`GameSpec` (how to build its batched env,
+It knows no game: a game's room (:mod:`dice_envs.agents.pig.training`,
+:mod:`dice_envs.agents.zombie_dice.training`) gives a :class:`GameSpec` (how to build its batched env,
 how to freeze the network's policy into plain arrays, how to score a frozen policy
 exactly, how the self-play pool plays frozen policies inside the batch) and an options
 dataclass derived from :class:`TrainArgs`; :func:`train` does the rest.  Two kinds of
@@ -181,8 +181,16 @@ def parse_args(cls, description: str, argv=None, spec=None):
     With ``spec`` (a :class:`GameSpec`, or a function of the options returning one) the game's own
     checks run first (:meth:`GameSpec.check_args`); returns ``(args, spec)`` then."""
     args = args_from_dataclass(cls, description, argv)
+    if spec is None:
+        return check_options(args)
+    spec = spec if isinstance(spec, GameSpec) else spec(args)
+    return check_options(args, spec), spec
+
+
+def check_options(args, spec=None):
+    """``args`` checked (``ValueError`` naming a bad option), the game's own checks first
+    (:meth:`GameSpec.check_args`, which may fill in defaults); returns ``args``."""
     if spec is not None:
-        spec = spec if isinstance(spec, GameSpec) else spec(args)
         spec.check_args(args)
     if args.activation not in ACTIVATIONS:
         raise ValueError(f"--activation must be one of {list(ACTIVATIONS)}, got {args.activation!r}")
@@ -197,7 +205,7 @@ def parse_args(cls, description: str, argv=None, spec=None):
                          f"got {args.batch_size}")
     if args.n_envs * args.n_steps < 2:
         raise ValueError("--n-envs x --n-steps (the steps of one rollout) must be at least 2")
-    return args if spec is None else (args, spec)
+    return args
 
 
 class GameSpec(abc.ABC):
@@ -250,7 +258,7 @@ class GameSpec(abc.ABC):
         return None
 
     def model_info(self, args) -> dict:
-        """What ``model.json`` records besides the network, the steps and the Difference."""
+        """What ``model.json`` records other than the network, the steps and the Difference."""
         return {"game": self.name, "goal": args.goal}
 
     def plot_title(self, args) -> str:
@@ -497,7 +505,7 @@ def plot_curve(history: list, path: Path, title: str, references: Dict[str, floa
 
 
 def checkpoint_names(steps: int, selfplay: bool) -> dict:
-    """The files of the checkpoint at ``steps`` (besides ``state.json``)."""
+    """The files of the checkpoint at ``steps`` (other than ``state.json``)."""
     return {"model": f"model-{steps:010d}.zip", "pool": f"pool-{steps:010d}.npz" if selfplay else None}
 
 
@@ -512,7 +520,7 @@ def read_state(ckpt: Path, args) -> dict:
     if isinstance(state, dict) and "model" in state and "format" not in state:
         raise ValueError(f"checkpoint {path} was written by an older version of this script, without the random "
                          f"states an exact resume needs; remove {ckpt} to start over (curve.json and model.zip "
-                         f"beside it are not needed for that), or give another --run-dir")
+                         f"next to it are not needed for that), or give another --run-dir")
     try:
         check_fields(state, "state.json", format=int, steps=int, seconds=float, history=list, model=str,
                      pool=(str, None), args=dict, rng=dict, result=dict)

@@ -3,7 +3,7 @@
 A local Ray instance is started by the training process itself (``ray.init``): its GCS server,
 raylet and their agents are the trainer's descendants.  Killed with ``kill -9``, the trainer
 cannot call ``ray.shutdown()``; Ray's dashboard and runtime-env agents then run on for a while
-after it before noticing.  The RLlib training script (``experiments/train_rllib.py``) starts
+after it before noticing.  The RLlib trainer (:mod:`dice_envs.agents.learn.rllib_training`) starts
 one; it knows no game.
 
 :func:`start` launches a small watchdog process (this file run as a script) in a session of its

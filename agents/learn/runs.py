@@ -4,7 +4,7 @@ states as JSON data, the checks a checkpoint goes through before it is resumed, 
 run directory, and :func:`run_script`, a training command's ``main``.
 
 The training loops (:mod:`dice_envs.agents.learn.jeopardy`,
-:mod:`dice_envs.agents.liars_dice.training`) and the training scripts of ``experiments/``
+:mod:`dice_envs.agents.liars_dice.training`) and the trainers' commands (``dice-envs train``)
 share these, so that they check, save and resume in one way.  Every problem a user can
 cause (a bad option, a damaged or foreign checkpoint, an option that differs from the
 checkpoint's) is a ``ValueError`` whose message names the option or the file; the
@@ -202,7 +202,7 @@ def log(args, *parts) -> None:
 
 
 def atomic_file(path: Path):
-    """Yield a temporary path beside ``path`` (same suffix, ``name.tmp.suffix``, a name the
+    """Yield a temporary path next to ``path`` (same suffix, ``name.tmp.suffix``, a name the
     scripts recognise as theirs when they clean up) to write; when the block succeeds it is
     flushed to disk and renamed over ``path``, so a reader (or a resumed run) sees the old
     file or the new one, never half of one.  On failure the temporary file is removed

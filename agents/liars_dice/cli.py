@@ -1,17 +1,23 @@
 """``dice-envs solve liars-dice``, ``dice-envs solve liars-dice-match``, ``dice-envs export-efg liars-dice``,
-and ``dice-envs play liars-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agents.liars_dice.evaluation`)."""
+``dice-envs play liars-dice`` and ``dice-envs train liars-dice`` (``dice-envs evaluate``:
+:mod:`dice_envs.agents.liars_dice.evaluation`)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 
 from dice_envs.agents.console import print_json, write_results
 from dice_envs.agents.evaluate.report import Evaluation
+from dice_envs.agents.learn.presets import add_train_command
+from dice_envs.agents.liars_dice import full_width, play_training, rllib_training
+
+PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train liars-dice
 
 
 def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
@@ -36,6 +42,10 @@ def dice_argument(dice):
 
 
 def add_commands(verbs) -> None:
+    learners = {**play_training.LEARNERS, "mmd-full-width": full_width.LEARNER, "rllib-ppo": rllib_training.LEARNER}
+    add_train_command(verbs["train"], "liars-dice", "train a learner on two-player Liar's Dice, scored exactly "
+                      "(exploitability)", learners, PRESETS)
+
     solve = verbs["solve"].add_parser(
         "liars-dice", help="Liar's Dice (2 players): equilibrium by CFR+, value and exploitability"
     )

@@ -52,36 +52,14 @@ regret network is run once per roll at that player's decisions):
 With ``merge=True`` the rows of an iteration with the same input (and the same dice of the other
 player, where the targets are taken at them) become one row, weighted by their number: their
 targets are the same, so every row's weight still reaches the fit, and the reservoirs keep far
-more of the past (on one die each, with both players bidding uniformly, the 6,853 traverser
-decisions of 4,096 games fell on 575 public nodes).  Minibatches are then drawn in proportion to
-the rows' weights, with equal weights in the loss (:meth:`Reservoir.sample`), so that the rows of
-often-visited nodes do not make the gradient noisy.
+more of the past (with the traverser bidding uniformly, most of an iteration's decisions fall on a
+few public nodes).  Minibatches are then drawn in proportion to the rows' weights, with equal
+weights in the loss (:meth:`Reservoir.sample`), so that the rows of often-visited nodes do not make
+the gradient noisy.
 
 Regret matching (:func:`regret_matching`) plays the positive part of the predicted regrets over the
 legal actions, or the legal action of largest predicted regret where none is positive (Deep CFR's
 rule).
-
-With ``predictive_steps > 0`` the learner plays *predictive* regret matching (Farina et al. 2021,
-"Faster Game Solving via Predictive Blackwell Approachability"): regret matching on the regret
-network's output (the weighted mean of all iterations' regrets) plus the last iteration's regrets
-times ``2 / (t + 1)``, the share iteration ``t`` is about to get in the linearly weighted mean.  The
-last iteration's regrets come from a fourth network, the **last-regret network** ``L(I, a)``,
-fitted after each iteration with ``predictive_steps`` Adam steps to that iteration's regret rows
-alone (the rows the regret reservoir is offered; it starts at zero and carries its fit over, so at
-information states the iteration did not visit it keeps an older estimate).  On tables with exact
-regrets the same rule needs about half the iterations of plain regret matching for the same
-exploitability (``experiments/diagnose_liars_dice_escher.py --predictive``).  In the learner it
-gained less, because the last-regret network learns from the same noisy rows: on one die, highest
-face wild, 0.138 against 0.159 after 10 minutes, and no gain over 30 (0.145 and 0.121 for seeds 0
-and 1, against 0.105 and 0.127; ``docs/training/liars_dice_escher_experiments.md``).
-
-With ``regret_ema = d > 0``, ``sigma_t`` plays regret matching on an exponential moving average of
-the regret network's weights (Polyak averaging; after every Adam step ``ema <- d ema + (1 - d) w``)
-instead of on the network itself: the regret network fits the mean of targets that change from
-iteration to iteration, and the average of its weights over the last ``1 / (1 - d)`` steps was
-meant as the steadier estimate of that mean.  Measured on the wild game it was worse (0.198 with
-``d = 0.95`` and 0.253 with 0.99 after 250 iterations, against 0.189): the weights move far within
-a few iterations, and the average of the weights is not the average of the functions.
 
 With ``regret_plus=True`` the learner plays regret matching+ (Tammelin 2014; CFR+'s rule) instead:
 the regret network holds each information state's *sum* of regrets, every iteration weighted
@@ -95,53 +73,35 @@ draws so far (``1 / legal actions`` at each of its earlier decisions): summed ov
 games, that is an unbiased estimate of the other player's and chance's reach, the weight CFR
 gives the information state's regrets.  It also keeps the targets of rarely visited states out of
 the network's noise floor: weighted by visits alone, states deep in the bidding have sums too small
-for the network to hold.  On tables with exact regrets (the diagnostic's ``--plus``) regret
-matching+ reached 0.0075 after 1,000 iterations against 0.043 for plain regret matching, and a
-2x128 network fitted this way 0.041 after 400 (0.120 fitted to the exact linear means).  In
-the learner (one die each, highest face wild, posterior targets, ``average_power=2``, 30 minutes)
-it reached 0.0435 and 0.0426 (seeds 0 and 1) against 0.105 and 0.127 without, though an
-iteration costs a third more (the frozen copy's forward pass on every minibatch).  The
-reservoir keeps the rows only for their inputs and as the draw's weights; their stored regrets are
-the iteration's, for inspection.
+for the network to hold.  An iteration costs more than with plain regret matching (the frozen
+copy's forward pass on every minibatch).  The reservoir keeps the rows only for their inputs and
+as the draw's weights; their stored regrets are the iteration's, for inspection.
 
 ``reach_floor = f`` floors ``rho`` at ``f`` in those weights.  Since ``rho`` depends only on the
 traverser's own bids, which the information state holds, any function of it is a constant factor
 of the information state's sum, and regret matching+ (the positive parts, normalised; the floor at
 0) does not change under a positive factor: on a table the policy would be the same.  For the
-network it bounds the weight of the rare deep decisions: without it, on 1v2 (up to 19 actions),
-one decision could weigh 85 where the median weighs 0.0002, and its targets pulled the network's
-outputs at other states far from theirs.  With posterior targets and predictive regret
-matching+, ``reach_floor=0.01`` reached 0.0658 on 1v2 (aces wild) after 15 minutes, where no
-floor reached 0.276; in 60 minutes 1v2 and 2v1 ended at 0.0433 and 0.0386 (seed 0).
+network it bounds the weight of the rare deep decisions: without it, where a player holds more
+dice (more actions), one decision can weigh orders of magnitude more than the median, and its
+targets pull the network's outputs at other states far from theirs.
 
-With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021):
-regret matching on ``2 R_t - R_{t-1}``, the regret network's output plus its change in the last
-fit (``frozen_net`` keeps the network as it was before that fit).  On a table the change is the last
-iteration's regret of an action wherever the floor did not bind, and where it did both rules give
-that action no weight, so this plays exactly as predictive regret matching+ (whose prediction is
-the last iteration's regrets), with the networks alone.
+With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021,
+"Faster Game Solving via Predictive Blackwell Approachability"): regret matching on
+``2 R_t - R_{t-1}``, the regret network's output plus its change in the last fit (``frozen_net``
+keeps the network as it was before that fit).  On a table the change is the last iteration's
+regret of an action wherever the floor did not bind, and where it did both rules give that action
+no weight, so this plays exactly as predictive regret matching+ (whose prediction is the last
+iteration's regrets), with the networks alone.
 
 With ``average_ema = d > 0`` the learner's output (:attr:`Escher.output_net`, what is scored and
 saved) is an exponential moving average of the average-policy network's weights, updated after
 every Adam step of its fit (``ema <- d ema + (1 - d) w``).  Unlike the regret network's targets,
 which change every iteration, the average policy's change slowly, so the average of the weights
-over the last ``1 / (1 - d)`` steps smooths the fit's noise.  With predictive regret matching+ on
-the wild game (``d = 0.995``, 16 average steps per iteration), the same training scored 10% lower
-at the same agent steps, and its evaluations moved by at most 0.0009 from one to the next, where
-the average network's moved by up to 0.0066.
+over the last ``1 / (1 - d)`` steps smooths the fit's noise.
 
 ``average_power = p`` weights iteration ``t``'s policy ``t ** p`` in the average-policy
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
-
-With ``bfloat16=True`` every forward pass of the networks, in the fits and at inference, runs
-under torch's CPU autocast to bfloat16 (the matrix products in bfloat16, summed in float32); the
-weights, the Adam states, the losses and the policies stay float32 or float64.  On a CPU with AMX
-(this project's machine, an Intel Xeon with ``amx_bf16``) one Adam step of a 2x512 MLP on 4,096 rows
-took 0.3x the float32 time, and an iteration of the 2v2 row's networks 0.43x (2.7 s against 6.3 s,
-from the same checkpoint); on a CPU without bfloat16 units it may be slower than float32.  Rounding
-the products' inputs to 8 bits of mantissa changes the training: what that costs in exploitability
-is measured in ``docs/training/liars_dice_escher_experiments.md``.
 
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
@@ -185,27 +145,19 @@ class EscherSettings:
     other_dice: str = "sampled"  # regret targets at the other player's dealt dice, or "posterior" (see Escher)
     own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
     merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
-    predictive_steps: int = 0  # Adam steps fitting the last-regret network per iteration (0: plain regret matching)
-    regret_ema: float = 0.0  # sigma_t plays on an exponential moving average of the regret network's weights (0: off)
     regret_plus: bool = False  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
     average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     predictive_plus: bool = False  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.0  # the learner's output is a moving average of the average network's weights (0: off)
-    bfloat16: bool = False  # the networks' matrix products in bfloat16 inside iterate() and current_policy()
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
             raise ValueError(f"other_dice must be one of {list(OTHER_DICE)}, got {self.other_dice!r}")
         if self.own_dice not in OWN_DICE:
             raise ValueError(f"own_dice must be one of {list(OWN_DICE)}, got {self.own_dice!r}")
-        if self.predictive_steps < 0:
-            raise ValueError(f"predictive_steps must be at least 0, got {self.predictive_steps}")
-        for name in ("regret_ema", "average_ema"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
-        if self.regret_plus and (self.predictive_steps or self.regret_ema):
-            raise ValueError("regret_plus does not combine with predictive_steps or regret_ema")
+        if not 0.0 <= self.average_ema < 1.0:
+            raise ValueError(f"average_ema must be in [0, 1), got {self.average_ema}")
         if self.predictive_plus and not self.regret_plus:
             raise ValueError("predictive_plus is for regret_plus (it predicts with the last fit's change)")
         if not 0.0 <= self.reach_floor < 1.0:
@@ -373,23 +325,15 @@ class Escher:
         self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
         average_hidden = hidden if average_hidden is None else average_hidden
         self.average_net = build_network(config, average_hidden, zero_output=True)
-        # (predictive_steps) the last iteration's regrets, starting at zero
-        self.last_net = build_network(config, hidden, zero_output=True) if settings.predictive_steps else None
         # (regret_plus) the regret network as it was before the last fit: the fit's bootstrapped targets,
         # and (predictive_plus) the prediction, start from it
         self.frozen_net = _frozen_copy(self.regret_net, config, hidden) if settings.regret_plus else None
-        # (regret_ema) the moving average of the regret network's weights, which sigma_t plays
-        self.regret_ema = None
-        if settings.regret_ema:
-            self.regret_ema = _frozen_copy(self.regret_net, config, hidden)
         # (average_ema) the moving average of the average network's weights: the learner's output
         self.average_ema = _frozen_copy(self.average_net, config, average_hidden) if settings.average_ema else None
         self.optimisers = {
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
             "average": torch.optim.Adam(self.average_net.parameters(), lr=settings.average_learning_rate)}
-        if self.last_net is not None:
-            self.optimisers["last"] = torch.optim.Adam(self.last_net.parameters(), lr=settings.regret_learning_rate)
         obs_dim, A = game.observation_shape[0], game.num_actions
         # every player's possible rolls, as counts per face, and their log-probabilities (padded with
         # impossible rolls to the longest list, so that both seats' lists stack)
@@ -410,35 +354,24 @@ class Escher:
     # -- the policy ------------------------------------------------------------------------------
 
     def current_policy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``sigma_t``: regret matching on the regret network (plus, with ``predictive_steps``, the
-        last-regret network times :meth:`prediction_share`; with ``predictive_plus``, the regret
-        network's change in its last fit), ``(n, A)`` float64.  Between iterations it is the policy
-        the next iteration will play.  Large batches run :data:`NETWORK_CHUNK` rows at a time: on
-        32,768 rows of two dice each through 2x512 networks in bfloat16 (``predictive_plus``), 0.11 s
-        a call against 0.22 s at once, on one core of the 2-core machine."""
+        """``sigma_t``: regret matching on the regret network (with ``predictive_plus``, plus the
+        regret network's change in its last fit), ``(n, A)`` float64.  Between iterations it is the
+        policy the next iteration will play.  Large batches run :data:`NETWORK_CHUNK` rows at a time
+        (faster than one batch of all rows)."""
         import torch
 
         x = torch.from_numpy(np.array(obs, np.float32))  # (a copy: torch warns on read-only arrays)
         legal = torch.from_numpy(np.array(mask, bool))
         out = torch.empty(legal.shape, dtype=torch.float64)
-        mean = self.regret_net if self.regret_ema is None else self.regret_ema
         with torch.inference_mode():
             for lo in range(0, len(x), NETWORK_CHUNK):
                 rows = slice(lo, lo + NETWORK_CHUNK)
-                outputs = iter(self._infer([mean, self.last_net, self.prediction_net], x[rows]))
+                outputs = iter(self._infer([self.regret_net, self.prediction_net], x[rows]))
                 regrets = next(outputs).double()
-                if self.last_net is not None:
-                    regrets = regrets + self.prediction_share() * next(outputs).double()
                 if self.prediction_net is not None:
                     regrets = 2.0 * regrets - next(outputs).double()
                 out[rows] = regret_matching(regrets, legal[rows])
         return out.numpy()
-
-    def prediction_share(self) -> float:
-        """``2 / (t + 1)`` for the iteration ``t`` being played (or, between iterations, the next):
-        its share of the linearly weighted mean of regrets."""
-        playing = self.iterations if self._playing else self.iterations + 1
-        return 2.0 / (playing + 1)
 
     @property
     def prediction_net(self):
@@ -453,34 +386,13 @@ class Escher:
         the moving average of its weights."""
         return self.average_net if self.average_ema is None else self.average_ema
 
-    def _precision(self):
-        """(``bfloat16``) torch's CPU autocast to bfloat16, else a context that changes nothing.  It
-        covers forward passes and losses only, never a backward pass or an optimiser's step, so its
-        cache of cast weights never outlives a change of the weights."""
-        import torch
-
-        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.settings.bfloat16)
-
     def _infer(self, nets, *inputs) -> list:
-        """``[net(*inputs) for net in nets]`` for inference, skipping any net that is ``None``.
-        (``bfloat16``) The rows are padded once to a power of two (at least 256) and the padding's
-        outputs dropped: oneDNN builds its bfloat16 kernels for each input shape it meets, and the
-        inference batches' sizes change every call (on two dice each that cost seconds an
-        iteration), while a handful of sizes are built once."""
-        import torch
-
-        nets = [net for net in nets if net is not None]
-        n = len(inputs[0])
-        if not self.settings.bfloat16 or not n:
-            return [net(*inputs) for net in nets]
-        size = 1 << max(8, (n - 1).bit_length())
-        padded = [torch.cat([x, x.new_zeros((size - n,) + tuple(x.shape[1:]))]) for x in inputs]
-        with self._precision():
-            return [net(*padded)[:n] for net in nets]
+        """``[net(*inputs) for net in nets]`` for inference, skipping any net that is ``None``."""
+        return [net(*inputs) for net in nets if net is not None]
 
     def networks(self) -> tuple:
         return (self.regret_net, self.value_net, self.average_net) + tuple(
-            net for net in (self.last_net, self.regret_ema, self.frozen_net, self.average_ema) if net is not None)
+            net for net in (self.frozen_net, self.average_ema) if net is not None)
 
     # -- one iteration ----------------------------------------------------------------------------
 
@@ -496,19 +408,15 @@ class Escher:
                 net.eval()
             decisions = self._play(batch, rng)
             losses = {"value_loss": self._fit_value(decisions, rng)}
-            last = self._add_samples(decisions, rng)
+            self._add_samples(decisions, rng)
             if self.settings.regret_plus:
                 losses["regret_loss"] = self._fit_plus(rng)
             else:
                 losses["regret_loss"] = self._fit(self.regret_net, self.optimisers["regret"], self.regrets,
-                                                  self.settings.regret_steps, rng, _squared_error,
-                                                  (self.regret_ema, self.settings.regret_ema))
+                                                  self.settings.regret_steps, rng, _squared_error)
             losses["average_loss"] = self._fit(self.average_net, self.optimisers["average"], self.policies,
                                                self.settings.average_steps, rng, _cross_entropy,
                                                (self.average_ema, self.settings.average_ema))
-            if self.last_net is not None:  # after the regret rows, which sigma_t (with the old fit) made
-                losses["last_regret_loss"] = self._fit(self.last_net, self.optimisers["last"], last,
-                                                       self.settings.predictive_steps, rng, _squared_error)
         finally:
             self._playing = False
         return decisions.count(), losses
@@ -583,18 +491,16 @@ class Escher:
         loss = torch.zeros(())
         for _ in range(self.settings.value_steps):
             i = torch.from_numpy(rng.integers(0, len(obs), self.settings.minibatch))
-            with self._precision():
-                predicted = net(obs[i], other[i]).gather(1, action[i, None])[:, 0]
-                loss = torch.mean((predicted - target[i]) ** 2)
+            predicted = net(obs[i], other[i]).gather(1, action[i, None])[:, 0]
+            loss = torch.mean((predicted - target[i]) ** 2)
             opt.zero_grad()
             loss.backward()
             opt.step()
         net.eval()
         return float(loss.detach())
 
-    def _add_samples(self, d: _Decisions, rng: np.random.Generator) -> Reservoir | None:
-        """Offer the iteration's rows to the two reservoirs; (``predictive_steps``) return its
-        regret rows, every one kept, for the last-regret network."""
+    def _add_samples(self, d: _Decisions, rng: np.random.Generator) -> None:
+        """Offer the iteration's rows to the two reservoirs."""
         t = float(self.iterations)
         trav = np.concatenate(d.traverser)
         obs, other = np.concatenate(d.obs), np.concatenate(d.other)
@@ -637,13 +543,8 @@ class Escher:
         if self.settings.regret_plus:
             self._increments = _Increments(obs, weight[keep, None] * regret)
             self.regrets.add(obs, mask, regret, weight[keep], rng)
-            return None
+            return
         self.regrets.add(obs, mask, regret, t * weight[keep], rng)
-        if self.last_net is None or not len(obs):
-            return None
-        last = Reservoir(len(obs), obs.shape[1], mask.shape[1], "the iteration's regret rows")
-        last.add(obs, mask, regret, weight[keep], rng)  # (every row fits: no draw)
-        return last
 
     def _kept(self, keys: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """The rows to add: those of positive weight, or (``merge``) the first of each set of equal
@@ -684,11 +585,10 @@ class Escher:
         by_weight = reservoir.by_weight() if self.settings.merge or target_of is not None else None
         for _ in range(steps):
             obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng, by_weight)
-            with self._precision():
-                if target_of is not None:
-                    with torch.no_grad():
-                        target = target_of(obs)
-                loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
+            if target_of is not None:
+                with torch.no_grad():
+                    target = target_of(obs)
+            loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -731,8 +631,6 @@ class Escher:
 
         return {"regret_net": self.regret_net.state_dict(), "value_net": self.value_net.state_dict(),
                 "average_net": self.average_net.state_dict(),
-                **({"last_net": self.last_net.state_dict()} if self.last_net is not None else {}),
-                **({"regret_ema": self.regret_ema.state_dict()} if self.regret_ema is not None else {}),
                 **({"frozen_net": self.prediction_net.state_dict()} if self.prediction_net is not None else {}),
                 **({"average_ema": self.average_ema.state_dict()} if self.average_ema is not None else {}),
                 **{f"opt_{name}": opt.state_dict() for name, opt in self.optimisers.items()},
@@ -743,10 +641,6 @@ class Escher:
         self.regret_net.load_state_dict(state["regret_net"])
         self.value_net.load_state_dict(state["value_net"])
         self.average_net.load_state_dict(state["average_net"])
-        if self.last_net is not None:
-            self.last_net.load_state_dict(state["last_net"])
-        if self.regret_ema is not None:
-            self.regret_ema.load_state_dict(state["regret_ema"])
         if self.prediction_net is not None:
             self.prediction_net.load_state_dict(state["frozen_net"])
         if self.average_ema is not None:

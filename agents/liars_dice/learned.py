@@ -7,8 +7,8 @@
   ``act(observation, rng)`` for the environment, :meth:`~LearnedLiarsDicePolicy.tree_policy`
   for all information states in one batch), and :class:`TabularLiarsDicePolicy`, the same
   for a table over the information states; :func:`load_model` reads the ``model.pt``
-  written by ``experiments/train_liars_dice.py`` (full width, a network) and
-  ``experiments/train_liars_dice_play.py`` (sampled play: a network, or a table for
+  written by :mod:`dice_envs.agents.liars_dice.full_width` (full width, a network) and
+  :mod:`dice_envs.agents.liars_dice.play_training` (sampled play: a network, or a table for
   ``--method mccfr``);
 * :class:`InfoStates`: every information state as network input rows;
 * :func:`action_values`: exact action values of a player against a policy profile,
@@ -97,7 +97,7 @@ class OptimisticMMD:
     policy and takes :func:`mmd_step` with the predicted values
     ``q_t + optimism (q_t - q_{t-1})``.  Plain behavioural MMD (``optimism=0``) cycles
     in Liar's Dice with wild ones; the optimistic step converges.  The trainer
-    (``experiments/train_liars_dice.py``) starts it from the network's policy and
+    (:mod:`dice_envs.agents.liars_dice.full_width`) starts it from the network's policy and
     fits the network to where it ends up.
     """
 
@@ -213,7 +213,7 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_ou
 
     With ``extra_inputs`` > 0 the network also takes ``forward(obs, extra)``, an
     ``(n, extra_inputs)`` tensor appended to its input (a critic that sees more than
-    the mover's observation, as ``train_liars_dice_play.py --central-critic``).
+    the mover's observation, as ESCHER's history value network, which also sees the other player's dice).
 
     With ``zero_output`` the last layer's weights and biases start at 0: every output is 0 (under
     a softmax, the uniform policy; no random numbers are drawn for it, so the networks built
@@ -307,8 +307,8 @@ class _ObservationPolicy:
         return states.to_tree_policy(self.probabilities(states.obs, states.mask))
 
 
-#: Rows a network is run on at once when it answers a large batch (a 2x256 MLP ran 642 k rows/s in
-#: chunks of 4,096 rows and 291 k rows/s on 1 M rows at once, on the 2-core machine).
+#: Rows a network is run on at once when it answers a large batch (chunks of this size run faster than
+#: one batch of a million rows).
 NETWORK_CHUNK = 4096
 
 
@@ -345,7 +345,7 @@ class LearnedLiarsDicePolicy(_ObservationPolicy):
 class TabularLiarsDicePolicy(_ObservationPolicy):
     """A policy given as a table: one row of action probabilities per information state,
     in :class:`InfoStates` order (what tabular learners such as
-    ``experiments/train_liars_dice_play.py --method mccfr`` save).
+    ``dice-envs train liars-dice --preset mccfr`` save).
 
     Raises:
         ValueError: the table is not ``(information states, actions)`` of ``game``, holds
@@ -379,8 +379,7 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
 
 
 def load_model(path):
-    """The policy in a ``model.pt`` of ``experiments/train_liars_dice.py`` or
-    ``train_liars_dice_play.py``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
+    """The policy in a ``model.pt`` of ``dice-envs train liars-dice``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
     ``hidden``, ``net``) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
     Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code.
 
@@ -404,7 +403,7 @@ def load_model(path):
         raise
     except Exception as err:  # not a torch file, a crafted pickle, missing keys, wrong shapes
         raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
-                         f"experiments/train_liars_dice.py or train_liars_dice_play.py ({type(err).__name__}: "
+                         f"dice-envs train liars-dice ({type(err).__name__}: "
                          f"{str(err)[:200]})") from None
     for name, tensor in net.state_dict().items():
         if not torch.isfinite(tensor).all():
@@ -482,7 +481,7 @@ def exact_scores(tree, policy, eq_policy=None) -> dict:
 
 
 class LiarsDiceNetworkAgent(Agent):
-    """A model saved by ``experiments/train_liars_dice*.py`` (``model.pt``: a network,
+    """A model saved by ``dice-envs train liars-dice`` (``model.pt``: a network,
     :class:`dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`, or a table,
     ``TabularLiarsDicePolicy``); its probabilities (it was trained as a mixed strategy)."""
 

@@ -4,8 +4,7 @@ decisions made and the payoff each player got), never the game's tree.
 :func:`play` plays a batch of games from fresh deals to the end with a policy network, one
 exploratory deviation per game with ``explore``, and returns every decision with its payoff
 (:class:`Rollout`).  The updates learn from it: :class:`Critics` fits action values to the
-sampled payoffs (with ``--central-critic`` through a critic that also sees the other
-player's dice, revealed once the game is over); :func:`ppo_update` takes a PPO step;
+sampled payoffs; :func:`ppo_update` takes a PPO step;
 :func:`mmd_update` takes magnetic mirror descent's closed-form step at every decision and
 fits the policy network to it (:func:`mmd_fit`); :class:`AverageBuffer` and
 :func:`average_update` keep the average-policy network (``--average``); :func:`scheduled`
@@ -14,12 +13,11 @@ gives the options at a point of the budget (learning rates and ``alpha`` decayed
 :func:`new_modules` builds a new run's networks and optimisers, tables or ESCHER learner
 (:mod:`dice_envs.agents.liars_dice.escher`) under the names :func:`tensor_names` lists.
 
-Everywhere here ``args`` (:data:`Options`) is the options of
-``experiments/train_liars_dice_play.py`` (its ``Args`` dataclass; its ``--help`` says what
-each field does), of which each learner reads the fields it needs.  The script holds the
-command line and the training loop; the learners live here so that the diagnostics
-(``experiments/diagnose_liars_dice_play.py``) and the tests run the very pieces it trains
-with.  Needs torch (the ``[train]`` extra).
+Everywhere here ``args`` (:data:`Options`) is the options of the trainer
+(:class:`dice_envs.agents.liars_dice.play_training.Args`; each field's comment says what it does),
+of which each learner reads the fields it needs.  The trainer holds the training loop; the learners
+live here so that diagnostics and the tests run the very pieces it trains with.  Needs torch (the
+``[train]`` extra).
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from dice_envs.agents.learn.runs import cosine_decay
 from dice_envs.agents.liars_dice.escher import Escher, EscherSettings
 from dice_envs.agents.liars_dice.learned import build_network, masked_kl, masked_log_probs
 
-#: the options of ``experiments/train_liars_dice_play.py`` (its ``Args`` dataclass)
+#: the options of the trainer (:class:`dice_envs.agents.liars_dice.play_training.Args`)
 Options = Any
 
 
@@ -51,13 +49,9 @@ class Rollout(NamedTuple):
     weight: Any  # (n,) float32: the decision's weight in the critic's fit (below)
     policy: Any  # (n, A) float32: the policy network's probabilities at the decision
     own_reach: Any  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
-    # (n, obs_dim) float32 or None: the other player's observation (its dice), seen once the game is over
-    other_obs: Any
-    posterior_weight: Any  # (n,) float32: how far the other's hidden dice follow the policy's posterior (below)
 
 
-def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0,
-         other: bool = False) -> Rollout:
+def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0) -> Rollout:
     """Play every game of ``batch`` from a fresh deal to the end, every seat choosing
     by ``net`` (actions drawn with ``rng``); returns all decisions with their payoffs.
 
@@ -75,12 +69,7 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     ``policy`` holds the network's probabilities at every decision (before a deviation
     replaces them); ``own_reach`` is False at the decisions of a player after its own
     deviation, which its policy would have reached less often (``--average`` learns only
-    from the others).  With ``other``, ``other_obs`` is the other player's observation at
-    the decision (what ``--central-critic`` sees, the dice revealed at the end; else
-    None); ``posterior_weight`` is
-    1 where the other player's dice are drawn as the policy's own play implies (every
-    decision but the other player's after a deviation) and the deviation's capped ratio
-    there, as ``weight``."""
+    from the others)."""
     import torch
 
     from dice_envs.envs.batched import categorical
@@ -100,7 +89,6 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
         obs = batch.observe_mover(where=idx)
         mask = batch.action_mask(where=idx).astype(bool)
         mover = batch.current_player(where=idx)
-        other_obs = batch.observe(1 - mover, where=idx) if other else np.zeros((len(idx), 0), np.float32)
         with torch.no_grad():
             lp = masked_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
         p = np.exp(lp.astype(np.float64)) * mask
@@ -122,19 +110,17 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
         rewards, _ = batch.step(action, rng, where=idx)
         payoff[idx] += rewards
         parts.append((obs, mask, action, lp[np.arange(len(idx)), action], idx, mover, np.full(len(idx), depth),
-                      policy, other_obs))
+                      policy))
         depth += 1
-    obs, mask, action, log_prob, game, mover, when, policy, other_obs = (np.concatenate(p) for p in zip(*parts))
+    obs, mask, action, log_prob, game, mover, when, policy = (np.concatenate(p) for p in zip(*parts))
     capped = np.minimum(ratio[game], 1.0)
     weight = np.where(when < explored_at[game], 0.0, np.where(mover == deviator[game], 1.0, capped))
     weight[explored_at[game] == np.iinfo(np.int64).max] = 1.0
-    posterior_weight = np.where((when > explored_at[game]) & (mover != deviator[game]), capped, 1.0)
     own_reach = (mover != deviator[game]) | (when <= explored_at[game])
     return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
                    torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
                    torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(policy),
-                   torch.from_numpy(own_reach), torch.from_numpy(other_obs) if other else None,
-                   torch.from_numpy(posterior_weight.astype(np.float32)))
+                   torch.from_numpy(own_reach))
 
 
 def minibatches(n: int, size: int, epochs: int):
@@ -146,19 +132,17 @@ def minibatches(n: int, size: int, epochs: int):
         yield from perm.split(size)
 
 
-def fit_critic(args: Options, critic, opt, ro: Rollout, weight=None, central: bool = False) -> float:
-    """Regress ``Q(s, a_taken)`` (``central``: ``Q(s, other's observation, a_taken)``) on
-    the sampled payoffs, MSE weighted by ``weight`` (default ``ro.weight``; rows of weight
-    0 left out); returns the last loss."""
+def fit_critic(args: Options, critic, opt, ro: Rollout) -> float:
+    """Regress ``Q(s, a_taken)`` on the sampled payoffs, MSE weighted by ``ro.weight`` (rows of
+    weight 0 left out); returns the last loss."""
     import torch
 
-    weight = ro.weight if weight is None else weight
     loss = torch.zeros(())
-    rows = (weight > 0).nonzero()[:, 0]
+    rows = (ro.weight > 0).nonzero()[:, 0]
     for mb in minibatches(len(rows), args.minibatch, args.epochs):
         mb = rows[mb]
-        q = critic(ro.obs[mb], *((ro.other_obs[mb],) if central else ())).gather(1, ro.action[mb, None])[:, 0]
-        w = weight[mb]
+        q = critic(ro.obs[mb]).gather(1, ro.action[mb, None])[:, 0]
+        w = ro.weight[mb]
         loss = (w * (q - ro.ret[mb]) ** 2).sum() / w.sum()
         opt.zero_grad()
         loss.backward()
@@ -166,57 +150,23 @@ def fit_critic(args: Options, critic, opt, ro: Rollout, weight=None, central: bo
     return float(loss.detach())
 
 
-def fit_critic_to(args: Options, critic, opt, ro: Rollout, target) -> float:
-    """Regress ``Q(s, a)`` on ``target`` (``(n, A)``) over every legal action, each
-    decision weighted by ``ro.posterior_weight``; returns the last loss."""
-    loss: Any = None
-    legal = ro.mask.float()
-    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
-        err = ((critic(ro.obs[mb]) - target[mb]) ** 2 * legal[mb]).sum(-1) / legal[mb].sum(-1)
-        w = ro.posterior_weight[mb]
-        loss = (w * err).sum() / w.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return float(loss.detach())
-
-
-def legal_values(critic, ro: Rollout, central: bool = False):
-    """The critic's action values at every decision, 0 on illegal actions."""
-    import torch
-
-    with torch.no_grad():
-        return critic(ro.obs, *((ro.other_obs,) if central else ())).masked_fill(~ro.mask, 0.0)
-
-
 class Critics:
-    """The action values the updates use: ``critic``, ``Q(s, a)`` on the mover's
-    observation, and with ``--central-critic`` ``central``, ``Q(s, o, a)`` that also sees
-    the other player's observation ``o`` (its dice, revealed once the game is over).
+    """The action values the updates use: ``critic``, ``Q(s, a)`` on the mover's observation,
+    fitted to the payoffs of the actions taken."""
 
-    Without ``central`` the critic is fitted to the payoffs of the actions taken.  With
-    it, ``central`` is fitted to those payoffs (every decision from a game's deviation on
-    is followed by on-policy play, so all count, with weight 1), and the critic to
-    ``central``'s values at the other's actual dice, over every legal action: since those
-    dice follow the posterior the policy implies (``ro.posterior_weight``), the fit's
-    minimum is the action value of the information state, learned for every legal action
-    at once and without the noise of the rest of the game."""
-
-    def __init__(self, critic, opt, central=None, opt_central=None):
-        self.critic, self.opt, self.central, self.opt_central = critic, opt, central, opt_central
+    def __init__(self, critic, opt):
+        self.critic, self.opt = critic, opt
 
     def values(self, ro: Rollout):
         """``Q(s, a)`` at every decision of ``ro``, 0 on illegal actions."""
-        return legal_values(self.critic, ro)
+        import torch
+
+        with torch.no_grad():
+            return self.critic(ro.obs).masked_fill(~ro.mask, 0.0)
 
     def fit(self, args: Options, ro: Rollout) -> dict:
-        """Fit to the batch; returns the last losses by name."""
-        if self.central is None:
-            return {"critic_loss": fit_critic(args, self.critic, self.opt, ro)}
-        central_loss = fit_critic(args, self.central, self.opt_central, ro, (ro.weight > 0).float(), central=True)
-        target = legal_values(self.central, ro, central=True)
-        return {"critic_loss": fit_critic_to(args, self.critic, self.opt, ro, target),
-                "central_critic_loss": central_loss}
+        """Fit to the batch; returns the last loss by name."""
+        return {"critic_loss": fit_critic(args, self.critic, self.opt, ro)}
 
 
 def ppo_update(args: Options, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
@@ -282,7 +232,7 @@ def scheduled(args: Options, done: float) -> Options:
     lr_scale = cosine_decay(1.0, args.lr_floor, done)
     alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
     return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
-                               critic_learning_rate=args.critic_learning_rate * lr_scale,
+                               value_learning_rate=args.value_learning_rate * lr_scale,
                                average_learning_rate=args.average_learning_rate * lr_scale)
 
 
@@ -406,7 +356,6 @@ def tensor_names(args: Options) -> tuple:
     if args.method == "escher":
         return ("escher",)
     return (("net", "critic", "opt", "opt_critic") + (("magnet",) if args.method == "mmd" else ())
-            + (("central", "opt_central") if args.central_critic else ())
             + (("average_net", "opt_average", "average_buffer") if args.average else ()))
 
 
@@ -425,12 +374,11 @@ def new_modules(args: Options, game, states) -> dict:
     if args.method == "escher":
         settings = EscherSettings(
             games=args.games, value_steps=args.value_steps, regret_steps=args.regret_steps,
-            average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.critic_learning_rate,
+            average_steps=args.average_steps, minibatch=args.minibatch, value_learning_rate=args.value_learning_rate,
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
-            merge=args.merge_rows, predictive_steps=args.predictive_steps, regret_ema=args.regret_ema,
-            regret_plus=args.regret_plus, average_power=args.average_power, reach_floor=args.reach_floor,
-            predictive_plus=args.predictive_plus, average_ema=args.average_ema, bfloat16=args.bfloat16)
+            merge=args.merge_rows, regret_plus=args.regret_plus, average_power=args.average_power,
+            reach_floor=args.reach_floor, predictive_plus=args.predictive_plus, average_ema=args.average_ema)
         return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
 
     net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
@@ -439,13 +387,9 @@ def new_modules(args: Options, game, states) -> dict:
     magnet.load_state_dict(net.state_dict())
     avg_net = build_network(game.config(), args.hidden)
     avg_net.load_state_dict(net.state_dict())
-    central: Any = build_network(game.config(), args.critic_hidden, extra_inputs=game.observation_shape[0]) \
-        if args.central_critic else None
-    return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net, "central": central,
+    return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net,
             "opt": torch.optim.Adam(net.parameters(), lr=args.learning_rate),
-            "opt_critic": torch.optim.Adam(critic.parameters(), lr=args.critic_learning_rate),
-            "opt_central": torch.optim.Adam(central.parameters(), lr=args.critic_learning_rate)
-            if args.central_critic else None,
+            "opt_critic": torch.optim.Adam(critic.parameters(), lr=args.value_learning_rate),
             "opt_average": torch.optim.Adam(avg_net.parameters(), lr=args.average_learning_rate),
             "average_buffer": AverageBuffer(args.average_buffer, game.observation_shape[0], game.num_actions)
             if args.average else None}

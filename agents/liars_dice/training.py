@@ -1,6 +1,6 @@
 """What the Liar's Dice trainers share: the files of a run and their checks, and the exact
-scoring of a network's policy.  The training scripts ``experiments/train_liars_dice.py``
-(full-width optimistic MMD) and ``experiments/train_liars_dice_play.py`` (sampled self-play:
+scoring of a network's policy.  The trainers :mod:`dice_envs.agents.liars_dice.full_width`
+(full-width optimistic MMD) and :mod:`dice_envs.agents.liars_dice.play_training` (sampled self-play:
 PPO, MMD with sampled returns, MCCFR, ESCHER; its learners are
 :mod:`dice_envs.agents.liars_dice.play`) use it, so that their runs resume, refuse damaged
 files and score in one way.

@@ -1,4 +1,5 @@
-"""``dice-envs solve pig`` and ``dice-envs play pig`` (``dice-envs evaluate pig``: :mod:`dice_envs.agents.pig.evaluation`)."""
+"""``dice-envs solve pig``, ``dice-envs play pig`` and ``dice-envs train pig`` (``dice-envs evaluate pig``:
+:mod:`dice_envs.agents.pig.evaluation`)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,23 @@ import argparse
 import os
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present, write_results
 from dice_envs.agents.evaluate.report import Evaluation
+from dice_envs.agents.learn.presets import add_train_command
+from dice_envs.agents.pig.training import LEARNERS
 from dice_envs.core.dice import d
+
+PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train pig
 
 
 def add_commands(verbs) -> None:
+    add_train_command(verbs["train"], "pig", "train a learner on Pig (goal 100), scored exactly against optimal play",
+                      LEARNERS, PRESETS)
+
     solve = verbs["solve"].add_parser(
         "pig", help="Pig: optimal play (Neller and Presser 2004) and the hold-at-20 policy's exact gap"
     )

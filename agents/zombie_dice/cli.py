@@ -1,23 +1,33 @@
-"""``dice-envs solve ayzd``, ``dice-envs solve zombie-dice`` and ``dice-envs play zombie-dice``
-(``dice-envs evaluate``: :mod:`dice_envs.agents.zombie_dice.evaluation`)."""
+"""``dice-envs solve ayzd``, ``dice-envs solve zombie-dice``, ``dice-envs play zombie-dice`` and ``dice-envs train
+ayzd|zombie-dice`` (``dice-envs evaluate``: :mod:`dice_envs.agents.zombie_dice.evaluation`)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 from dice_envs.agents.console import play_jeopardy, present, write_results
 from dice_envs.agents.evaluate.report import Evaluation
+from dice_envs.agents.learn.presets import add_train_command
+from dice_envs.agents.zombie_dice.training import AYZD_LEARNERS, ZOMBIE_DICE_LEARNERS
 
 if TYPE_CHECKING:
     from dice_envs.agents.evaluate.jeopardy_agents import PolicyAgent
     from dice_envs.agents.zombie_dice.solver import OptimalAgent
 
+PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train ayzd and dice-envs train zombie-dice
+
 
 def add_commands(verbs) -> None:
+    add_train_command(verbs["train"], "ayzd", "train a learner on All Yellow Zombie Dice, scored exactly against "
+                      "optimal play", AYZD_LEARNERS, PRESETS, section="ayzd")
+    add_train_command(verbs["train"], "zombie-dice", "train a learner on Zombie Dice with the official dice, scored "
+                      "exactly against optimal play", ZOMBIE_DICE_LEARNERS, PRESETS, section="zombie-dice")
+
     solve = verbs["solve"].add_parser(
         "ayzd", help="All Yellow Zombie Dice: optimal play and the human-playable policies' gaps"
     )

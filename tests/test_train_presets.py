@@ -1,0 +1,251 @@
+"""``dice-envs train GAME --preset NAME``: the presets shipped with the package, resolved to each
+trainer's options and checked against what the recorded runs used.
+
+* every preset resolves (the learner's checks included) to options equal to the options its recorded
+  runs record (``experiments/figures/*.json``'s ``args``; for the MaskablePPO runs the committed
+  model's Stable-Baselines3 data and ``model.json``), for every seed it names;
+* ``--print-config`` and ``--config`` give the same options back;
+* a bad preset name, key or value is a ``ValueError`` naming it;
+* ``dice-envs train --help`` answers without torch, and a run without it names the extra;
+* one tiny run per trainer family through ``dice-envs train`` (RLlib's: ``tests/test_rllib.py``).
+"""
+
+import dataclasses
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from dice_envs.agents.cli import build_parser
+from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.learn.presets import command_options, read_config, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("pig", "ayzd", "zombie-dice", "liars-dice")
+
+
+def parsed(*argv):
+    return build_parser().parse_args(["train", *argv])
+
+
+def presets_of(game):
+    return parsed(game).presets
+
+
+ALL = [(game, name) for game in GAMES for name in presets_of(game)]
+
+#: options that came after some recorded runs, at the value that does what those runs did
+INTRODUCED_LATER = {"alpha_final": 0.0, "lr_floor": 1.0, "dice": "1", "explore_sharpness": 0.0,
+                    "magnet_every": 0, "optimism": 0.0}
+
+
+def test_every_game_has_the_fixed_preset_names():
+    """The names the documentation cites."""
+    assert list(presets_of("pig")) == ["maskable-ppo"]
+    assert list(presets_of("ayzd")) == ["maskable-ppo", "rllib-ppo"]
+    assert list(presets_of("zombie-dice")) == ["maskable-ppo"]
+    assert set(presets_of("liars-dice")) == {
+        "escher-1v1", "escher-1v1-highest", "escher-1v2-aces", "escher-2v1-aces", "escher-2v2-aces",
+        "mmd-full-width", "mmd-full-width-highest", "mccfr", "mccfr-highest", "mmd", "mmd-highest", "ppo",
+        "ppo-highest", "rllib-ppo"}
+
+
+def recorded_args(learner, data: dict) -> dict:
+    """A recorded run's options, as this version names them."""
+    from dice_envs.agents.liars_dice import full_width, play_training
+
+    saved = dict(data["args"])
+    if learner.name == "mmd-full-width":  # format 2 recorded lr_floor as the final rate itself, wild as a bool
+        saved["lr_floor"] = saved["lr_floor"] / saved["learning_rate"]
+        saved["wild"] = "highest" if saved["wild"] else "none"
+        return saved
+    assert learner.options is play_training.Args and full_width is not None
+    return play_training.legacy_args(saved)
+
+
+@pytest.mark.parametrize("game,name", ALL)
+def test_every_preset_reproduces_its_recorded_runs(game, name):
+    args = parsed(game, "--preset", name)
+    learner, options, label = command_options(args)
+    entry = args.presets[name]
+    assert label == name and entry["seeds"] and entry["result"]
+    assert options.minutes == entry["minutes"]
+    recorded = [ROOT / path for path in entry["recorded"]]
+    assert all(path.is_file() for path in recorded), recorded
+    if learner.name == "rllib-ppo":  # its one run is described in the documentation, not recorded as data
+        assert recorded == []
+        return
+    assert recorded
+    for path in recorded:
+        if path.suffix == ".zip":
+            check_sb3_model(options, path, entry)
+        elif learner.name == "maskable-ppo":
+            report = json.loads(path.read_text())
+            assert report["opponent"] == options.opponent == "selfplay"
+            assert options.minutes <= report["minutes"] < options.minutes + 5  # (its final evaluation after)
+        else:
+            data = json.loads(path.read_text())
+            saved = recorded_args(learner, data)
+            assert saved["seed"] in entry["seeds"]
+            for field in learner.option_fields():
+                if field in ("run_dir", "plot", "quiet", "threads", "eval_every", "score_current", "seed"):
+                    continue  # (they do not change what is trained: a resume may change them)
+                mine = getattr(options, field)
+                theirs = saved.get(field, INTRODUCED_LATER.get(field, "not recorded"))
+                assert mine == pytest.approx(theirs) if isinstance(mine, float) else mine == theirs, \
+                    f"{name}: {field} {mine!r}, recorded {theirs!r} ({path.name})"
+            if "method" in saved:
+                assert saved["method"] == options.method
+            assert data["minutes"] == pytest.approx(options.minutes, abs=1.0)
+
+
+def check_sb3_model(options, path: Path, entry: dict) -> None:
+    """The committed model's Stable-Baselines3 data, and its model.json where there is one."""
+    data = json.loads(zipfile.ZipFile(path).read("data"))
+    for field in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "n_envs"):
+        assert data[field] == getattr(options, field), (path.name, field)
+    # the rate decays linearly to lr_floor x its start: the saved model holds the last chunk's
+    assert options.learning_rate * options.lr_floor <= data["learning_rate"] <= options.learning_rate
+    net = data["policy_kwargs"]["net_arch"]
+    assert ",".join(map(str, net["pi"])) == options.net_pi and ",".join(map(str, net["vf"])) == options.net_vf
+    assert "ReLU" in data["policy_kwargs"]["activation_fn"] and options.activation == "relu"
+    if data.get("seed") is not None:
+        assert data["seed"] in entry["seeds"]
+    described = path.with_suffix(".json")
+    if described.is_file():
+        info = json.loads(described.read_text())
+        assert info["observation"] == options.observation and info["goal"] == options.goal
+        assert info["net_arch"] == {"pi": net["pi"], "vf": net["vf"]}
+
+
+@pytest.mark.parametrize("game,name", [("pig", "maskable-ppo"), ("zombie-dice", "maskable-ppo"),
+                                       ("liars-dice", "escher-2v2-aces"), ("liars-dice", "mmd-full-width-highest"),
+                                       ("liars-dice", "mccfr"), ("ayzd", "rllib-ppo")])
+def test_print_config_and_config_round_trip(game, name, tmp_path, capsys):
+    assert cli_main(["train", game, "--preset", name, "--seed", "1", "--print-config"]) == 0
+    text = capsys.readouterr().out
+    config = tmp_path / "mine.toml"
+    config.write_text(text)
+    assert read_config(config)["seed"] == 1
+    assert cli_main(["train", game, "--config", str(config), "--print-config"]) == 0
+    assert capsys.readouterr().out == text
+    first = command_options(parsed(game, "--preset", name, "--seed", "1"))[1]
+    again = command_options(parsed(game, "--config", str(config)))[1]
+    assert dataclasses.asdict(first) == dataclasses.asdict(again)
+
+
+def test_overrides_change_only_what_they_name():
+    _, options, _ = command_options(parsed("liars-dice", "--preset", "escher-1v2-aces", "--seed", "1",
+                                           "--minutes", "5", "--games", "512"))
+    _, preset, _ = command_options(parsed("liars-dice", "--preset", "escher-1v2-aces"))
+    assert (options.seed, options.minutes, options.games) == (1, 5.0, 512)
+    changed = {k for k, v in dataclasses.asdict(options).items() if dataclasses.asdict(preset)[k] != v}
+    assert changed == {"seed", "minutes", "games", "run_dir"}
+    assert options.run_dir == "runs/liars-dice/escher-1v2-aces-seed1"
+
+
+def test_the_default_preset_is_the_files_first():
+    learner, options, label = command_options(parsed("pig"))
+    assert (learner.name, label, options.gae_lambda, options.observation) == ("maskable-ppo", "maskable-ppo", 0.9,
+                                                                             "fourier")
+
+
+def test_a_bad_preset_key_or_value_is_a_value_error_naming_it(tmp_path, capsys):
+    from dice_envs.agents.liars_dice.play_training import LEARNERS
+
+    with pytest.raises(ValueError, match="'nope' is not a preset of liars-dice"):
+        command_options(parsed("liars-dice", "--preset", "nope"))
+    with pytest.raises(ValueError, match="'gamez' is not an option of the escher learner"):
+        resolve(LEARNERS, {"learner": "escher", "gamez": 4096}, "mine")
+    with pytest.raises(ValueError, match="mine: games must be an integer, got 'many'"):
+        resolve(LEARNERS, {"learner": "escher", "games": "many"}, "mine")
+    with pytest.raises(ValueError, match="mine: merge_rows must be true or false"):
+        resolve(LEARNERS, {"learner": "escher", "merge_rows": 1}, "mine")
+    with pytest.raises(ValueError, match="learner 'nfsp' is not one of this game's"):
+        resolve(LEARNERS, {"learner": "nfsp"}, "mine")
+    with pytest.raises(ValueError, match="'eta' is not an option of the escher learner"):  # another learner's
+        resolve(LEARNERS, {"learner": "escher", "eta": 0.1}, "mine")
+    with pytest.raises(ValueError, match="--games must be at least 1"):  # the learner's own checks
+        resolve(LEARNERS, {"learner": "escher", "games": 0}, "mine")
+    with pytest.raises(ValueError, match="--eta is not an option of the escher learner"):
+        command_options(parsed("liars-dice", "--preset", "escher-1v1", "--eta", "0.3"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('learner = "mmd"\nclip = 0.1\n')
+    assert cli_main(["train", "liars-dice", "--config", str(bad), "--print-config"]) == 2
+    assert "'clip' is not an option of the mmd learner" in capsys.readouterr().err
+    bad.write_text("learner = [\n")
+    with pytest.raises(ValueError, match=f"--config {bad}"):
+        read_config(bad)
+    assert cli_main(["train", "pig", "--preset", "fastest", "--steps", "1"]) == 2
+    assert "'fastest' is not a preset of pig" in capsys.readouterr().err
+
+
+def test_list_presets_prints_budget_seeds_and_result(capsys):
+    assert cli_main(["train", "liars-dice", "--list-presets"]) == 0
+    out = capsys.readouterr().out
+    assert "escher-2v2-aces: escher, 60 min, seeds 0, 1" in out and "0.105 (seed 0)" in out
+
+
+BLOCKED = ("import sys\nfor name in ('torch', 'stable_baselines3', 'sb3_contrib', 'tensorboard', 'ray'):\n"
+           "    sys.modules[name] = None\nfrom dice_envs.agents.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+
+
+def test_help_answers_without_torch_and_a_run_names_the_extra(tmp_path):
+    def run(*argv):
+        return subprocess.run([sys.executable, "-c", BLOCKED, *argv], capture_output=True, text=True, cwd=tmp_path)
+
+    for argv in (["train", "--help"], ["train", "liars-dice", "--help"], ["train", "pig", "--help"]):
+        done = run(*argv)
+        assert done.returncode == 0 and "usage: dice-envs train" in done.stdout, done.stderr
+    text = run("train", "liars-dice", "--help").stdout
+    assert "escher-1v2-aces" in text and "--value-learning-rate" in text and "mmd-full-width:" in text
+    done = run("train", "pig", "--steps", "64", "--run-dir", str(tmp_path / "run"))
+    assert done.returncode == 2 and "pip install 'dice-envs[train]'" in done.stderr, done.stderr
+    done = run("train", "ayzd", "--preset", "rllib-ppo", "--steps", "64", "--run-dir", str(tmp_path / "rl"))
+    assert done.returncode == 2 and "pip install 'dice-envs[rllib]'" in done.stderr, done.stderr
+
+
+# -- one tiny run per trainer family through the command -------------------------------------------
+
+
+def train(capsys, *argv):
+    code = cli_main(["train", *argv, "--quiet", "--no-plot"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(lines[-1]) if lines else None
+
+
+def test_maskable_ppo_through_the_command(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    code, report = train(capsys, "pig", "--preset", "maskable-ppo", "--run-dir", str(tmp_path / "run"), "--steps",
+                         "256", "--goal", "20", "--n-envs", "4", "--n-steps", "64", "--batch-size", "64",
+                         "--n-epochs", "1", "--pool-size", "2", "--eval-every", "256", "--minutes", "0")
+    assert code == 0 and report["game"] == "pig" and report["steps"] == 256
+    assert -1 <= report["difference"] <= 0 and (tmp_path / "run" / "model.zip").is_file()
+
+
+@pytest.mark.parametrize("preset,extra", [
+    ("escher-1v1-highest", ["--hidden", "16", "--minibatch", "256", "--value-steps", "4", "--regret-steps", "4",
+                            "--average-steps", "4", "--average-buffer", "20000"]),
+    ("mccfr", []),  # (tables: no network options)
+    ("mmd", ["--hidden", "16", "--minibatch", "256", "--average-buffer", "20000"]),
+])
+def test_sampled_play_through_the_command(tmp_path, capsys, monkeypatch, preset, extra):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path / "cache"))
+    code, report = train(capsys, "liars-dice", "--preset", preset, "--run-dir", str(tmp_path / "run"), "--faces",
+                         "3", "--games", "128", "--steps", "3000", "--eval-every", "4", "--minutes", "0", *extra)
+    assert code == 0 and report["method"] == preset.split("-")[0] and report["steps"] >= 3000
+    assert 0 < report["exploitability"] < 1 and report["args"]["faces"] == 3
+
+
+def test_full_width_through_the_command(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path / "cache"))
+    code, report = train(capsys, "liars-dice", "--preset", "mmd-full-width-highest", "--run-dir",
+                         str(tmp_path / "run"), "--faces", "3", "--steps", "3", "--eval-every", "3", "--minutes", "0",
+                         "--hidden", "16", "--lookahead", "5", "--inner-steps", "5")
+    assert code == 0 and report["steps"] == 3 and report["args"]["wild"] == "highest"
+    assert report["args"]["lr_floor"] == 0.1 and 0 < report["exploitability"] < 1
