@@ -24,7 +24,10 @@ from dice_envs.agents.liars_dice.solver import PublicTree, exploitability  # noq
 from dice_envs.games.liars_dice.batched import LiarsDiceBatch  # noqa: E402
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState  # noqa: E402
 
-SMALL = EscherSettings(games=256, value_steps=8, regret_steps=8, average_steps=8, minibatch=512, buffer=20_000)
+#: small, and plain: Deep CFR's regret matching on the dealt dice (the settings below add to it)
+SMALL = EscherSettings(games=256, value_steps=8, regret_steps=8, average_steps=8, minibatch=512, buffer=20_000,
+                       value_learning_rate=1e-3, other_dice="sampled", own_dice="dealt", merge=False,
+                       regret_plus=False, predictive_plus=False, average_power=1.0, average_ema=0.0)
 
 
 @settings(max_examples=200, deadline=None)
@@ -418,7 +421,7 @@ def test_the_output_is_the_moving_average_of_the_average_networks_weights():
 
 def test_regret_matching_plus_settings_are_checked():
     with pytest.raises(ValueError, match="predictive_plus is for regret_plus"):
-        EscherSettings(predictive_plus=True)
+        EscherSettings(regret_plus=False, predictive_plus=True)
     with pytest.raises(ValueError, match="average_ema"):
         EscherSettings(average_ema=1.0)
     with pytest.raises(ValueError, match="average_power"):

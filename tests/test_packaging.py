@@ -75,6 +75,8 @@ def test_the_wheel_installs_one_top_level_name_and_every_module(wheel):
             assert f"{package}/{source.relative_to(folder).as_posix()}" in names, source
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "dice_envs/py.typed" in names  # PEP 561: type checkers read the package's annotations
+    for room in ("pig", "zombie_dice", "liars_dice"):  # the trainers' presets (dice-envs train GAME --preset NAME)
+        assert f"dice_envs/agents/{room}/presets.toml" in names, room
 
 
 def test_the_installed_wheel_runs_from_outside_the_repository(installed, tmp_path):
@@ -85,6 +87,10 @@ def test_the_installed_wheel_runs_from_outside_the_repository(installed, tmp_pat
     solve = subprocess.run([str(installed / "dice-envs"), "solve", "pig", "--goal", "10", "--json"],
                            cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     assert '"first_player_win"' in solve.stdout
+    for game, preset in (("pig", "maskable-ppo"), ("liars-dice", "escher-1v2-aces")):  # the presets ship as data
+        train = subprocess.run([str(installed / "dice-envs"), "train", game, "--help"], cwd=tmp_path, env=env,
+                               capture_output=True, text=True, check=True)
+        assert "--preset NAME" in train.stdout and preset in train.stdout, train.stdout
     script = (
         "import importlib.util, gymnasium, pettingzoo, dice_envs\n"
         "from dice_envs.agents import zombie_dice_ayzd_solver\n"

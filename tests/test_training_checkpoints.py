@@ -592,10 +592,13 @@ def test_every_option_has_help(name, capsys):
 
     from dice_envs.agents.learn.runs import options_parser
 
-    module = sys.modules.get(name) or load_script(name)
-    parser = options_parser(module.Args, "help")
+    if name == "train_rllib":
+        from dice_envs.agents.liars_dice.rllib_training import LiarsDiceRLlibArgs as options
+    else:
+        options = load_script(name).Args
+    parser = options_parser(options, "help")
     explained = {action.dest: action.help for action in parser._actions}
-    for field in dataclasses.fields(module.Args):
+    for field in dataclasses.fields(options):
         assert explained[field.name].strip(), f"--{field.name.replace('_', '-')} has no help"
     with pytest.raises(SystemExit) as exit_:
         parser.parse_args(["--help"])

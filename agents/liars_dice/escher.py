@@ -131,25 +131,29 @@ OWN_DICE = ("dealt", "all")
 
 @dataclass(frozen=True)
 class EscherSettings:
-    """What one :class:`Escher` iteration does (see the module docstring)."""
+    """What one :class:`Escher` iteration does (see the module docstring).  The defaults are the
+    recommended settings: predictive regret matching+ with posterior targets, rows for every roll
+    of the traverser, merged rows, the average weighted by ``t ** 2`` and scored as a moving average
+    of its weights; ``regret_plus=False, predictive_plus=False`` is Deep CFR's regret matching on
+    linearly weighted regrets."""
 
     games: int = 8192  # games played per iteration (half of them traversing each player)
-    value_steps: int = 32  # Adam steps fitting the history value network per iteration
-    regret_steps: int = 64  # Adam steps fitting the regret network per iteration
-    average_steps: int = 32  # Adam steps fitting the average-policy network per iteration
+    value_steps: int = 16  # Adam steps fitting the history value network per iteration
+    regret_steps: int = 16  # Adam steps fitting the regret network per iteration
+    average_steps: int = 16  # Adam steps fitting the average-policy network per iteration
     minibatch: int = 4096  # rows per Adam step
-    value_learning_rate: float = 1e-3
+    value_learning_rate: float = 2e-3
     regret_learning_rate: float = 1e-3
     average_learning_rate: float = 1e-3
     buffer: int = 2_000_000  # rows each reservoir keeps
-    other_dice: str = "sampled"  # regret targets at the other player's dealt dice, or "posterior" (see Escher)
-    own_dice: str = "dealt"  # regret rows for the traverser's dealt dice, or "all" its possible rolls (see Escher)
-    merge: bool = False  # an iteration's equal rows become one, weighted by their number; minibatches by weight
-    regret_plus: bool = False  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
-    average_power: float = 1.0  # iteration t's sigma_t is weighted t ** average_power in the average
+    other_dice: str = "posterior"  # regret targets averaged over the other player's rolls, or "sampled" (as dealt)
+    own_dice: str = "all"  # regret rows for each of the traverser's possible rolls, or "dealt" (see Escher)
+    merge: bool = True  # an iteration's equal rows become one, weighted by their number; minibatches by weight
+    regret_plus: bool = True  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
+    average_power: float = 2.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
-    predictive_plus: bool = False  # (regret_plus) sigma_t plays on the network plus its change in the last fit
-    average_ema: float = 0.0  # the learner's output is a moving average of the average network's weights (0: off)
+    predictive_plus: bool = True  # (regret_plus) sigma_t plays on the network plus its change in the last fit
+    average_ema: float = 0.995  # the learner's output is a moving average of the average network's weights (0: off)
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -300,7 +304,7 @@ class Escher:
     Args:
         game: a two-player :class:`~dice_envs.games.liars_dice.rules.LiarsDiceGame` (any dice per player, faces,
             wild rule and starting player).
-        hidden: the regret and average-policy networks' hidden layers (``"256,256"``).
+        hidden: the regret and average-policy networks' hidden layers (``"128,128"``).
         value_hidden: the history value network's.
         settings: :class:`EscherSettings`.
         average_hidden: the average-policy network's, where it differs from ``hidden`` (``None``:
@@ -312,7 +316,7 @@ class Escher:
     weights, the ``rng`` given to :meth:`iterate` the dice and the actions.
     """
 
-    def __init__(self, game: LiarsDiceGame, hidden: str = "256,256", value_hidden: str = "256,256",
+    def __init__(self, game: LiarsDiceGame, hidden: str = "128,128", value_hidden: str = "128,128",
                  settings: EscherSettings = EscherSettings(), average_hidden: Optional[str] = None):
         import torch
 

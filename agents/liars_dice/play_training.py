@@ -243,6 +243,11 @@ METHOD_DEFAULTS = {
 }
 
 
+def unread(method: str) -> tuple:
+    """The options ``method`` does not read (other methods'): a checkpoint's values of them are moot."""
+    return tuple(sorted({name for other in METHODS for name in METHOD_OPTIONS[other]} - set(METHOD_OPTIONS[method])))
+
+
 def method_args(method: str, **options) -> Args:
     """The options of ``method`` with its recommended defaults (:data:`METHOD_DEFAULTS`) where
     ``options`` give none."""
@@ -261,6 +266,8 @@ def parse_args(argv=None) -> Args:
     given = vars(parser.parse_args(wild_flags(sys.argv[1:] if argv is None else argv)))
     method = given.pop("method", "escher")
     everyone = {f.name for f in dataclasses.fields(Args)} - {name for names in METHOD_OPTIONS.values() for name in names}
+    # (the network options every network method reads are let through to mccfr's tables, which ignore them)
+    everyone |= set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"])
     for name in given:
         if name not in everyone and name not in METHOD_OPTIONS.get(method, ()):
             owners = " or ".join(f"--method {m}" for m in METHODS if name in METHOD_OPTIONS[m])
@@ -361,8 +368,8 @@ def legacy_args(saved: dict) -> dict:
         saved.setdefault("average_hidden", saved["hidden"])
     if isinstance(saved.get("wild"), bool):
         saved["wild"] = "highest" if saved["wild"] else "none"
-    for name in ("dice", "value_steps", "regret_steps"):
-        saved.setdefault(name, {"dice": "1", "value_steps": 32, "regret_steps": 64}[name])
+    if "dice" not in saved:  # (runs from before --dice had no ESCHER: their values of its steps are moot)
+        saved.update(dice="1", value_steps=saved.get("value_steps", 32), regret_steps=saved.get("regret_steps", 64))
     return saved
 
 
@@ -403,7 +410,8 @@ def train(args: Args) -> dict:
     game = game_of(args)
     run = Path(args.run_dir)
     ckpt_path = run / "checkpoint.pt"
-    blob, state, report = open_run(args, FORMAT, CHANGEABLE, tensor_names(args), upgrade=legacy_args)
+    blob, state, report = open_run(args, FORMAT, CHANGEABLE + unread(args.method), tensor_names(args),
+                                   upgrade=legacy_args)
     if report is not None and not (args.score_current and report["current_exploitability"] is None):
         return report  # (a finished run rerun with --score-current goes on to score its current policy)
     if state is not None:
@@ -635,9 +643,8 @@ def main(argv=None) -> int:
 
 
 def _learner(method: str, description: str) -> Learner:
-    others = {name for other in METHODS if other != method for name in METHOD_OPTIONS[other]}
-    return Learner(method, description, Args, check, train, ignores=tuple(sorted(others - set(METHOD_OPTIONS[method]))),
-                   fixed={"method": method}, defaults=METHOD_DEFAULTS[method])
+    return Learner(method, description, Args, check, train, ignores=unread(method), fixed={"method": method},
+                   defaults=METHOD_DEFAULTS[method])
 
 
 #: The learners from sampled games of ``dice-envs train liars-dice``.

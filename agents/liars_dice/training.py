@@ -233,7 +233,7 @@ class StreamedScorer:
 
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``,
-        streamed (ESCHER's current policy: a regret network and its frozen copy in bfloat16)."""
+        streamed (ESCHER's current policy: regret matching on its regret network)."""
         from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
         return float(streamed_evaluate(self.game, policy).exploitability)
