@@ -228,10 +228,12 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     assert second["curve"][:3] == first["curve"] and second["curve"][3]["steps"] == 90
 
     # The saved model scores the same through `dice-envs evaluate liars-dice`.
-    assert cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "4", "--json"]) == 0
+    assert cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "4", "--against", "equilibrium",
+                     "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["exploitability"] == pytest.approx(second["exploitability"], abs=1e-9)
     assert report["value"] == pytest.approx(second["value_vs_equilibrium"], abs=1e-9)
+    assert report["value_against_equilibrium"] == report["value"]
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "6"])
     assert "--faces 6 does not match" in capsys.readouterr().err

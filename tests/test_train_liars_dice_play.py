@@ -143,7 +143,8 @@ def test_the_model_rescores_through_the_cli(runs, capsys, run):
     from dice_envs.agents.cli import main as cli_main
 
     report = json.loads((runs[run] / "curve.json").read_text())
-    assert cli_main(["evaluate", "liars-dice", str(runs[run] / "model.pt"), "--faces", "3", "--json"]) == 0
+    assert cli_main(["evaluate", "liars-dice", str(runs[run] / "model.pt"), "--faces", "3", "--against",
+                     "equilibrium", "--json"]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
     assert scored["value"] == pytest.approx(report["value_vs_equilibrium"], abs=1e-9)  # against CFR+, both seats
