@@ -82,16 +82,6 @@ NOTEBOOK_WORDS = re.compile(
     re.IGNORECASE,
 )
 
-#: Files whose docstrings another helper cleans in parallel (the trainers and learned-model adapters); empty it at merge.
-_CLEANED_ELSEWHERE = frozenset({
-    "agents/learn/__init__.py", "agents/learn/jeopardy.py", "agents/learn/jeopardy_learned.py",
-    "agents/learn/process_reaper.py", "agents/learn/runs.py",
-    "agents/liars_dice/escher.py", "agents/liars_dice/play.py", "agents/liars_dice/training.py",
-    "agents/liars_dice/learned.py", "agents/liars_dice/mccfr.py",
-    "agents/pig/learned.py", "agents/zombie_dice/learned.py",
-})
-
-
 def _notebook_words(text: str, where: str, first_line: int = 1) -> list:
     return [f"{where}:{first_line + text[:m.start()].count(chr(10))}: {m.group()!r}" for m in NOTEBOOK_WORDS.finditer(text)]
 
@@ -130,8 +120,6 @@ def test_the_package_docstrings_carry_no_notebook_words():
     for package in ("dice_envs", "agents"):  # agents/ installs as dice_envs.agents
         for path in sorted((ROOT / package).rglob("*.py")):
             where = path.relative_to(ROOT).as_posix()
-            if where in _CLEANED_ELSEWHERE:
-                continue
             scanned += 1
             for line, text in _docstrings(ast.parse(path.read_text(encoding="utf-8"))):
                 found += _notebook_words(text, where, line)
