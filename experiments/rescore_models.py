@@ -7,7 +7,7 @@ Dice.  One line per model (the measure, the figure re-scored, the documented one
 exit status is 1 if any model is off by more than its tolerance.
 
 The default set (:data:`QUICK`: Pig, All Yellow Zombie Dice and every one-die Liar's Dice model)
-takes a few minutes and is what ``tests/test_rescore_models.py`` runs.  Two groups take longer:
+takes a few minutes and is what ``tests/agents/test_rescore_models.py`` runs.  Two groups take longer:
 
 * ``--zombie-dice``: the three models of the full Zombie Dice game (goal 13, official dice), whose
   exact scores run the network on 3.4e8 states, 4 to 7 minutes each;

@@ -23,7 +23,7 @@ plays such a policy in the environment (Pig states have the same
 
 Published values (Neller and Presser 2004, goal 100, fair d6): the optimal first
 player wins with probability 0.5306; with both players holding at 20, the first
-player wins with probability about 0.5347 (see ``tests/test_pig_solver.py``).
+player wins with probability about 0.5347 (see ``tests/pig/test_pig_solver.py``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ only, from round 3, on the board of the round) or end: a lone leader after round
 
 Turn order is clockwise among the seats in contention, from a starter that moves
 one seat clockwise every round, as in the rules core.
-``tests/test_batched_closest_number.py`` checks this copy of the rules against
+``tests/closest_number/test_batched_closest_number.py`` checks this copy of the rules against
 :class:`dice_envs.games.closest_number.rules.ClosestNumberState` step by step.  See
 :mod:`dice_envs.envs.batched` for the API.
 """

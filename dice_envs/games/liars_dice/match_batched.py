@@ -2,7 +2,7 @@
 
 Every game's dice per player, this round's roll and bids, and who is to act live in arrays;
 a call that ends a round takes a die from its loser and rolls the next round in the same
-step (the rules core's chance node), or ends the game.  ``tests/test_batched_rules.py``
+step (the rules core's chance node), or ends the game.  ``tests/envs/test_batched_rules.py``
 checks this copy of the rules against :class:`dice_envs.games.liars_dice.match.LiarsDiceMatchState`
 step by step.  See :mod:`dice_envs.envs.batched` for the API.
 """

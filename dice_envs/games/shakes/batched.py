@@ -20,7 +20,7 @@ The chance nodes are drawn as in the rules core:
 
 So a maesters step may cross several chance nodes (the tie re-rolls, then the
 treatment); :meth:`_ShakesBatch.drawn_outcomes` gives them in the rules core's
-terms, and ``tests/test_batched_shakes.py`` checks this copy of the rules against
+terms, and ``tests/shakes/test_batched_shakes.py`` checks this copy of the rules against
 :class:`dice_envs.games.shakes.rules.CourtState` and :class:`dice_envs.games.shakes.rules.MaestersState` step
 by step and its draws against ``chance_outcomes()``.  See :mod:`dice_envs.envs.batched`
 for the API.

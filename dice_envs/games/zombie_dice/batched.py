@@ -5,7 +5,7 @@ dice from the cup (after putting the brain dice back when the cup is short) and 
 them with the footprints kept, in two draws from exact tables: how many dice of each
 colour come out of the cup (multivariate hypergeometric, by cup and number missing),
 then the faces of the three dice in hand (multinomial per colour, by the colours in
-hand).  ``tests/test_batched_rules.py`` checks that these draws follow the rules
+hand).  ``tests/envs/test_batched_rules.py`` checks that these draws follow the rules
 core's exact ``chance_outcomes()`` and that the whole copy agrees with
 :class:`dice_envs.games.zombie_dice.rules.ZombieDiceState` step by step.
 

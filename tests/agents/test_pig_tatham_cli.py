@@ -62,7 +62,7 @@ def test_dice_tatham_json_and_plot(capsys, tmp_path):
 
 def test_main_jobs(tmp_path, capsys):
     """The README's main job for Pig and Tatham's dice writes its JSON and plots."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / "ground_truth.py"
+    path = pathlib.Path(__file__).resolve().parents[2] / "experiments" / "ground_truth.py"
     spec = importlib.util.spec_from_file_location("ground_truth", path)
     ground_truth = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ground_truth)

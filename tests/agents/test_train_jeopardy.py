@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 from dice_envs.agents.cli import main as cli_main  # noqa: E402
 from dice_envs.agents.zombie_dice.policies import PUBLISHED_DIFFERENCES  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(name: str = "train_ayzd"):

@@ -26,7 +26,7 @@ from dice_envs.agents.liars_dice.learned import (
 from dice_envs.agents.liars_dice.solver import PublicTree, evaluate, expected_value, exploitability, solve
 from dice_envs.games.liars_dice.rules import LiarsDiceGame  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class TableNet(torch.nn.Module):

@@ -41,7 +41,7 @@ def official_roll_until_2_shotguns(observations, masks):
 
 def test_a_committed_model_is_scored_in_the_common_shape():
     """Saved SB3 models are scored as ``sb3`` agents, in the shape every game shares; each committed
-    model's figure is pinned by tests/test_rescore_models.py (experiments/rescore_models.py)."""
+    model's figure is pinned by tests/agents/test_rescore_models.py (experiments/rescore_models.py)."""
     ayzd = score("ayzd", AYZD_MODEL)
     assert ayzd["gap"] == pytest.approx(ayzd["details"]["difference"] / 2, abs=1e-15)
     assert ayzd["agent_type"] == "sb3" and all(ayzd["reached"].values())
@@ -117,7 +117,7 @@ def test_liars_dice_scores_measure_the_same_whatever_is_cached(monkeypatch, tmp_
 
 
 def test_official_zombie_dice_agent_over_observations():
-    small = {"goal": 3, "score_cap": 12}  # quick exact evaluations (as tests/test_zombie_dice_solver.py)
+    small = {"goal": 3, "score_cap": 12}  # quick exact evaluations (as tests/zombie_dice/test_zombie_dice_solver.py)
     as_function = score("zombie-dice", FunctionAgent(official_roll_until_2_shotguns), **small)
     builtin = score("zombie-dice", "roll_until_2_shotguns", **small)
     assert as_function["seats"] == pytest.approx(builtin["seats"], abs=1e-12)

@@ -172,7 +172,7 @@ def test_one_gymnasium_id_per_game_and_the_old_second_id_warns(name):
 def test_evaluate_without_torch_is_one_line_naming_the_extra(game, model, monkeypatch, capsys):
     for module in ("torch", "stable_baselines3", "sb3_contrib"):
         monkeypatch.setitem(sys.modules, module, None)  # as if the [train] extra were not installed
-    models = Path(__file__).resolve().parents[1] / "experiments" / "models"
+    models = Path(__file__).resolve().parents[2] / "experiments" / "models"
     with pytest.raises(SystemExit) as exit_:
         main(["evaluate", game, str(models / model)])
     assert exit_.value.code == 2

@@ -7,7 +7,7 @@ trainer's options and checked against what the recorded runs used.
 * ``--print-config`` and ``--config`` give the same options back;
 * a bad preset name, key or value is a ``ValueError`` naming it;
 * ``dice-envs train --help`` answers without torch, and a run without it names the extra;
-* one tiny run per trainer family through ``dice-envs train`` (RLlib's: ``tests/test_rllib.py``).
+* one tiny run per trainer family through ``dice-envs train`` (RLlib's: ``tests/integrations/test_rllib.py``).
 """
 
 import dataclasses
@@ -23,7 +23,7 @@ from dice_envs.agents.cli import build_parser
 from dice_envs.agents.cli import main as cli_main
 from dice_envs.agents.learn.presets import command_options, read_config, resolve
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("pig", "ayzd", "zombie-dice", "liars-dice")
 
 

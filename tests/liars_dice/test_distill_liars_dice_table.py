@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--games", "20000", "--steps", "800", "--hidden", "64,64", "--minibatch", "512"]
 
 

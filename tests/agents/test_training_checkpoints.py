@@ -28,7 +28,7 @@ from checkpoint_kills import Killed, kill_after_checkpoints, kill_after_state
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(name: str):

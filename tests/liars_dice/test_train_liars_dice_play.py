@@ -27,7 +27,7 @@ from dice_envs.agents.liars_dice import play as learners
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--faces", "3", "--hidden", "32,32", "--critic-hidden", "32,32", "--games", "256", "--minibatch", "512",
         "--minutes", "0", "--quiet", "--no-plot"]
 #: the settings of the network methods' runs these tests pin (MMD's and PPO's defaults before the

@@ -16,7 +16,7 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install
 
 from dice_envs.rllib import DiceMultiAgentEnv, ppo_config  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_env_adapter_plays_whole_games_with_masks():
