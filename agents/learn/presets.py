@@ -170,7 +170,7 @@ def resolve(learners: Mapping[str, Learner], entry: Mapping[str, Any], where: st
     keys, then ``overrides`` (the command line's, by field name), then (``check``) the learner's
     checks.  ``ValueError`` for an unknown learner, key or override, or a value of the wrong kind.
     (The learner's own ``defaults`` come before the entry's keys.)"""
-    name = entry.get("learner")
+    name = str(entry.get("learner"))
     if name not in learners:
         raise ValueError(f"{where}: learner {name!r} is not one of this game's: {', '.join(learners)}")
     learner = learners[name]

@@ -30,6 +30,7 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Dict
 
 from dice_envs.agents.evaluate.rllib_models import DESCRIPTION
 from dice_envs.agents.learn import process_reaper
@@ -64,7 +65,7 @@ class RLlibArgs:
     quiet: bool = False  # no progress on stderr
 
 
-def check(args, game) -> RLlibArgs:
+def check(args, game):
     """The options checked (``ValueError`` naming a bad one); ``game(args)`` gives the PettingZoo
     game, its arguments, the evaluator's game and its settings (a game's room's function)."""
     check_args(args, at_least_one=("eval_every", "batch", "minibatch", "epochs", "envs_per_runner"),
@@ -145,7 +146,7 @@ def train(args: RLlibArgs, game, score) -> dict:
                         hidden=[int(h) for h in args.hidden.split(",") if h], seed=args.seed,
                         lr=args.learning_rate, entropy_coeff=args.entropy, train_batch_size_per_learner=args.batch,
                         minibatch_size=args.minibatch, num_epochs=args.epochs, gamma=1.0)
-    state = {"iterations": 0, "steps": 0, "seconds": 0.0, "curve": [], "options": asdict(args)}
+    state: Dict[str, Any] = {"iterations": 0, "steps": 0, "seconds": 0.0, "curve": [], "options": asdict(args)}
     resumed = ckpt.exists() and curve_path.exists()
     if resumed:  # checked before Ray starts: a refusal costs nothing
         state = resume_state(ckpt, curve_path, args)

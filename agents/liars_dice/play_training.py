@@ -91,6 +91,7 @@ import argparse
 import dataclasses
 import sys
 import time
+from typing import Any, Dict, cast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,7 +234,7 @@ METHOD_OPTIONS = {
 }
 #: the defaults a method's options take where they are not given: the method's recommended settings
 #: where they differ from ESCHER's (``Args``'s)
-METHOD_DEFAULTS = {
+METHOD_DEFAULTS: Dict[str, Dict[str, Any]] = {
     "escher": {},
     "mmd": {"games": 4096, "hidden": "256,256", "critic_hidden": "256,256", "average_buffer": 1_000_000,
             "average_steps": 4},
@@ -426,7 +427,7 @@ def train(args: Args) -> dict:
     rng = np.random.default_rng(args.seed)
     modules = new_modules(args, game, getattr(scorer, "states", None))
     net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer = (
-        modules.get(name) for name in ("net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average",
+        cast(Any, modules.get(name)) for name in ("net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average",
                                        "average_buffer"))
     cfr = modules["tables"].cfr if args.method == "mccfr" else None
     escher = modules.get("escher")
@@ -451,7 +452,7 @@ def train(args: Args) -> dict:
 
     writer = SummaryWriter(str(run / "tb"))
     batch = LiarsDiceBatch(args.games, game=game)
-    update = UPDATES.get(args.method)
+    update: Any = UPDATES.get(args.method)
     saved = {"updates": updates, "at": time.time()}
 
     def save(report=None):
