@@ -11,6 +11,7 @@ import numpy as np
 
 from dice_envs.agents.console import print_json, write_results
 from dice_envs.agents.evaluate.report import Evaluation
+from dice_envs.agents.solve.interval import format_value
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +70,9 @@ def solve_closest_number(args: argparse.Namespace) -> int:
     full = report.get("full_game")
     if full:
         print(f"  full game (round 3 reading: {full['round3']})")
-        print(f"    value for the starting player  {full['value_first_player']:+.6f}")
+        print(f"    value for the starting player  {format_value(*full['value_interval'])} (it lies in "
+              f"[{full['value_interval'][0]:+.6f}, {full['value_interval'][1]:+.6f}]; the strategy's "
+              f"{full['value_first_player']:+.6f})")
         print(f"    exploitability                 {full['exploitability']:.2e}")
         line = ", ".join(f"P{m['seat']} {m['action']}" for m in full["round1_equilibrium_line"])
         print(f"    round 1 at equilibrium         {line}")
@@ -164,7 +167,7 @@ def closest_number_report(boards=range(4, 11), players=range(2, 6), numbers: int
     for n in boards:
         for round3 in ("two_cards", "one_card"):
             r = solve(n, round3).as_dict()
-            full.append({k: r[k] for k in ("numbers", "round3", "value_first_player", "exploitability", "seconds",
+            full.append({k: r[k] for k in ("numbers", "round3", "value_first_player", "value_interval", "exploitability", "seconds",
                                             "round1_equilibrium_line")})
     round1 = [solve_round1(p, numbers).as_dict() for p in players if p <= numbers // 2]
     return {"game": "closest_number", "full_game": full, "round1": round1}
@@ -179,7 +182,7 @@ def print_closest_number_table(report: dict) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["full_game"]:
         line = ", ".join(f"P{m['seat']} {m['action'].replace('card on ', '')}" for m in row["round1_equilibrium_line"])
-        table.add_row(str(row["numbers"]), row["round3"], f"{row['value_first_player']:+.4f}",
+        table.add_row(str(row["numbers"]), row["round3"], format_value(*row["value_interval"], max_decimals=4),
                       f"{row['exploitability']:.1e}", line, f"{row['seconds']:.1f}")
     console = Console(width=max(Console().width, 100))
     console.print(table)

@@ -60,6 +60,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from dice_envs.agents.solve.exploitability import best_response
+from dice_envs.agents.solve.interval import value_interval
 from dice_envs.agents.solve.game_tree import GameTree, build_tree
 from dice_envs.agents.solve.sequence_form import solve_lp
 from dice_envs.core.game import TERMINAL, Game, GameState, sample_action
@@ -367,6 +368,14 @@ class SolveResult:
     seconds: float
     tiebreak_values: Dict[int, float]
     round2_values: Dict[int, float]
+    #: the two best-response values to the computed strategy (seat 0's, seat 1's), which bound the game's value
+    best_response: Tuple[float, float] = (float("nan"), float("nan"))
+
+    @property
+    def value_interval(self) -> Tuple[float, float]:
+        """Seat 0's certified interval for the game's value, from the two best responses
+        (:func:`dice_envs.agents.solve.interval.value_interval`)."""
+        return value_interval(self.best_response)
 
     def as_dict(self) -> dict:
         s = self.solver
@@ -374,6 +383,7 @@ class SolveResult:
             "numbers": s.numbers,
             "round3": s.round3,
             "value_first_player": self.value_first_player,
+            "value_interval": list(self.value_interval),
             "exploitability": self.exploitability,
             "round1_equilibrium_line": [
                 {"seat": seat, "action": name, "probability": p} for seat, name, p in s.principal_line(1, 0)
@@ -395,4 +405,5 @@ def solve(numbers: int = 10, round3: str = "two_cards") -> SolveResult:
     expl = solver.exploitability()
     tiebreak = {r: solver.value(r, 0) for r in range(3, solver.game.last_round + 1)}
     round2 = {d: sol.value for (r, d), sol in solver._solutions.items() if r == 2}
-    return SolveResult(solver, value, expl, time.perf_counter() - t0, tiebreak, round2)
+    return SolveResult(solver, value, expl, time.perf_counter() - t0, tiebreak, round2,
+                       tuple(solver.best_response_values(1, 0)))

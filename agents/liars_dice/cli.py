@@ -131,7 +131,18 @@ def solve_report(faces: int = 6, dice=1, wild="none", exploitability: float = 1e
         lower, upper = certify_value(tree, lp_result.policy)
         report["exact_value"] = str(lower) if lower == upper else None
         report["exact_bounds"] = [str(lower), str(upper)]
+        # the exact bounds certify the value too: the report's interval is the tighter of the two
+        low, high = report["value_interval"]
+        report["value_interval"] = [max(low, float(lower)), min(high, float(upper))]
     return report
+
+
+def value_text(report: dict, max_decimals: int = 6) -> str:
+    """A solve report's game value as the tables print it: the proven fraction, else the digits its
+    certified interval supports (:func:`dice_envs.agents.solve.interval.format_value`)."""
+    from dice_envs.agents.solve.interval import format_value
+
+    return format_value(*report["value_interval"], exact=report.get("exact_value"), max_decimals=max_decimals)
 
 
 def solve_liars_dice(args: argparse.Namespace) -> int:
@@ -154,19 +165,23 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
     game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    low, high = report["value_interval"]
     print(f"Liar's Dice, {game.describe()}")
-    print(f"  first player's value  {report['value_first_player']:+.6f}")
-    print(f"  exploitability        {report['exploitability']:.2e} (target {args.exploitability:.0e})")
+    value = value_text(report)
+    print(f"  first player's value  {value}" + ("  (proven exact)" if report.get("exact_value") else
+                                               "" if value.startswith("[") else
+                                               f"  (it lies in [{low:+.6f}, {high:+.6f}])"))
+    print(f"  solved strategy       value {report['value_first_player']:+.6f}, exploitability "
+          f"{report['exploitability']:.2e} (target {args.exploitability:.0e})")
     print(f"  {args.algorithm} iterations   {report['iterations']}, {report['seconds']:.2f} s")
     if "lp_value_first_player" in report:
         print(f"  sequence-form LP      {report['lp_value_first_player']:+.6f} ({report['lp_seconds']:.2f} s)")
-        if report["exact_value"] is not None:
-            print(f"  exact value (proven)  {report['exact_value']}")
     return 0
 
 
 def solve_liars_dice_match(args: argparse.Namespace) -> int:
     from dice_envs.agents.liars_dice.match_solver import solve_match
+    from dice_envs.agents.solve.interval import as_win_probability, format_value
     from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 
     game = LiarsDiceMatchGame(2, dice_argument(args.dice), args.faces, args.wild, args.starting_player,
@@ -177,12 +192,16 @@ def solve_liars_dice_match(args: argparse.Namespace) -> int:
         return 0
     print(f"Liar's Dice, the whole game from {game.first_round.describe()}; the {args.next_starter} of a round "
           "starts the next")
+    low, high = report["value_interval"]
+    if args.starting_player == 1:  # the starter's interval
+        low, high = -high, -low
     print(f"  player {args.starting_player}, who starts, wins with probability "
-          f"{(1 + report['first_player_advantage']) / 2:.6f}: its value {report['first_player_advantage']:+.6f} "
-          f"(within {report['error_bound']:.1e})")
+          f"{format_value(*as_win_probability((low, high)), sign=False)}: the exact value lies in "
+          f"[{low:+.6f}, {high:+.6f}]\n  (the solved strategies' value {report['first_player_advantage']:+.6f})")
     for row in report["positions"]:
         print(f"  {row['dice'][0]} v {row['dice'][1]} dice, player {row['starter']} starts: player 0's value "
-              f"{row['value_player_0']:+.6f} (its round {row['round_value_player_0']:+.6f})")
+              f"{format_value(*row['value_interval_player_0'])} "
+              f"(its round {format_value(*row['round_value_interval_player_0'])})")
     return 0
 
 
@@ -310,21 +329,21 @@ def print_values_table(report: dict) -> None:
     from dice_envs.games.liars_dice.rules import check_wild
 
     table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
-    for column in ("F", "wild", "CFR+", "expl.", "iters", "s", "LP", "exact", "published"):
+    for column in ("F", "wild", "value", "CFR+", "expl.", "iters", "s", "LP", "published"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["rows"]:
         published = row.get("openspiel_value")
         table.add_row(
-            str(row["faces"]), check_wild(row["wild"]), f"{row['value_first_player']:+.6f}",
+            str(row["faces"]), check_wild(row["wild"]), value_text(row), f"{row['value_first_player']:+.6f}",
             f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
             f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
-            row.get("exact_value") or "",
             "" if published is None else "-7/258",
         )
-    Console(width=max(Console().width, 90)).print(table)
-    print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
-          "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
-          "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")
+    Console(width=max(Console().width, 80)).print(table)
+    print(f"value: the game's value, exact where proven (both best responses to the rounded LP profile meet "
+          f"there), else the digits its certified interval supports;\nCFR+: the value of CFR+'s average policy, "
+          f"at exploitability (NashConv/2) <= {report['target_exploitability']:g}; LP: sequence-form LP;\n"
+          "published: OpenSpiel's liars_dice.")
 
 
 def ground_truth_liars_dice(out: str) -> dict:

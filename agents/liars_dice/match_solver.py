@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -40,7 +40,8 @@ from dice_envs.games.liars_dice.rules import LiarsDiceGame
 if TYPE_CHECKING:
     from dice_envs.agents.liars_dice.solver import TreePolicy
 
-__all__ = ["BatchedMatchPolicy", "MatchPolicy", "MatchSolution", "RoundAgent", "match_exploitability", "positions", "solve_match"]
+__all__ = ["BatchedMatchPolicy", "MatchPolicy", "MatchSolution", "RoundAgent", "combine_intervals", "match_exploitability",
+           "position_intervals", "positions", "solve_match"]
 
 Position = Tuple[int, int, int]  # (player 0's dice, player 1's dice, the round's starter)
 
@@ -79,6 +80,38 @@ def _combine(win: float, lose: float, round_value: float) -> float:
     return lose + (win - lose) * (1.0 + round_value) / 2.0
 
 
+def combine_intervals(win: Tuple[float, float], lose: Tuple[float, float],
+                      round_value: Tuple[float, float]) -> Tuple[float, float]:
+    """The interval of a position's whole-game value from the intervals of the values after winning
+    and losing its round and of the round's value: :func:`_combine` is linear in each of its three
+    arguments, so its extremes over the box are at the box's corners (no assumption on their order)."""
+    corners = [_combine(w, lo, v) for w in win for lo in lose for v in round_value]
+    return min(corners), max(corners)
+
+
+def position_intervals(game: LiarsDiceMatchGame,
+                       round_interval: Callable[[Position], Tuple[float, float]]) -> Dict[Position, Tuple[float, float]]:
+    """Player 0's certified interval for the value of every position of the whole game, from an
+    interval for each position's round game (``round_interval(position)``, player 0's value of the
+    round played for +1/-1), by :func:`combine_intervals` from the positions with the fewest dice up.
+
+    :func:`solve_match` passes its rounds' intervals; a table of round values (exact fractions, or the
+    digits a table prints, each read as the interval it rounds) gives the whole game's the same way.
+    """
+    out: Dict[Position, Tuple[float, float]] = {}
+
+    def interval(position: Position) -> Tuple[float, float]:
+        end = _terminal_value(position, 0)
+        if end is not None:
+            return end, end
+        if position not in out:
+            win, lose = next_positions(game, position)
+            out[position] = combine_intervals(interval(win), interval(lose), round_interval(position))
+        return out[position]
+
+    return {p: interval(p) for p in positions(game)}
+
+
 def _terminal_value(position: Position, player: int) -> Optional[float]:
     d0, d1, _ = position
     if d0 == 0 or d1 == 0:
@@ -98,6 +131,9 @@ class MatchSolution:
             exploitability reached there.
         error_bound: how far ``value`` can be from the exact value (the rounds' exploitabilities,
             propagated).
+        intervals: player 0's certified interval for the exact value of every position (the rounds'
+            intervals, from their two best responses, propagated by :func:`combine_intervals`).
+        round_intervals: player 0's certified interval for every position's round game.
     """
 
     game: LiarsDiceMatchGame
@@ -106,6 +142,13 @@ class MatchSolution:
     round_values: Dict[Position, Tuple[float, float]]
     error_bound: float
     policies: Dict[Position, TreePolicy] = field(default_factory=dict, repr=False)
+    intervals: Dict[Position, Tuple[float, float]] = field(default_factory=dict)
+    round_intervals: Dict[Position, Tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def value_interval(self) -> Tuple[float, float]:
+        """Player 0's certified interval for the whole game's value at the start."""
+        return self.intervals[(self.game.dice[0], self.game.dice[1], self.game.starting_player)]
 
     def policy(self) -> "MatchPolicy":
         """The round equilibria, each played in its round: the whole game's equilibrium."""
@@ -119,9 +162,12 @@ class MatchSolution:
 
     def as_dict(self) -> dict:
         return {"game": "liars_dice_match", **self.game.config(), "value_first_player": self.value,
+                "value_interval": list(self.value_interval),
                 "first_player_advantage": self.first_player_advantage, "error_bound": self.error_bound,
                 "positions": [{"dice": [d0, d1], "starter": s, "value_player_0": v,
+                               "value_interval_player_0": list(self.intervals[(d0, d1, s)]),
                                "round_value_player_0": self.round_values[(d0, d1, s)][0],
+                               "round_value_interval_player_0": list(self.round_intervals[(d0, d1, s)]),
                                "round_exploitability": self.round_values[(d0, d1, s)][1]}
                               for (d0, d1, s), v in self.values.items()]}
 
@@ -140,6 +186,7 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
     values: Dict[Position, float] = {}
     round_values: Dict[Position, Tuple[float, float]] = {}
     errors: Dict[Position, float] = {}
+    round_intervals: Dict[Position, Tuple[float, float]] = {}
     policies = {}
 
     def value(position: Position) -> float:
@@ -158,6 +205,7 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
             policies[position] = result.policy
             v = result.value_first_player
             values[position] = _combine(w, lo, v)
+            round_intervals[position] = result.value_interval
             # The round's value is within its NashConv (twice the exploitability) of exact, which
             # moves W by (w - lo) / 2 per unit; the next positions' errors enter with weights
             # (1 + v) / 2 and (1 - v) / 2.
@@ -168,7 +216,9 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
     start = (game.dice[0], game.dice[1], game.starting_player)
     total = value(start)
     ordered = {p: values[p] for p in positions(game)}
-    return MatchSolution(game, total, ordered, round_values, errors[start], policies)
+    return MatchSolution(game, total, ordered, round_values, errors[start], policies,
+                         position_intervals(game, round_intervals.__getitem__),
+                         {p: round_intervals[p] for p in ordered})
 
 
 class MatchPolicy:

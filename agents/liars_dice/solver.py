@@ -44,13 +44,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from dice_envs.agents.liars_dice.compiled_solver import CompiledCFR, RoundTables, policy_values, state_count
 from dice_envs.agents.solve import cache as solver_cache
 from dice_envs.agents.solve.cache import default_cache_dir  # noqa: F401  (re-exported: the default for every caller)
+from dice_envs.agents.solve.interval import value_interval
 from dice_envs.core.game import sample_action
 from dice_envs.core.resources import check_resources, seconds_limit
 from dice_envs.core.validation import check_choice, check_int, check_real
@@ -653,6 +654,15 @@ class SolveResult:
     #: seconds over the solver's threads)
     predictions: List[tuple] = field(default_factory=list)
     cpu_seconds: Optional[float] = None
+    #: the two best-response values to :attr:`policy` (player 0's, player 1's), which bound the game's value
+    best_response: Tuple[float, float] = (float("nan"), float("nan"))
+
+    @property
+    def value_interval(self) -> Tuple[float, float]:
+        """Player 0's certified interval for the game's value, from the two best responses
+        (:func:`dice_envs.agents.solve.interval.value_interval`): the exact value lies in it, whatever
+        the solve's quality; :attr:`value_first_player` is the solved strategy's own value."""
+        return value_interval(self.best_response)
 
     def as_dict(self) -> dict:
         return {
@@ -660,6 +670,8 @@ class SolveResult:
             **self.game.config(),
             "algorithm": self.algorithm,
             "value_first_player": self.value_first_player,
+            "value_interval": list(self.value_interval),
+            "best_response_values": list(self.best_response),
             "exploitability": self.exploitability,
             "iterations": self.iterations,
             "seconds": self.seconds,
@@ -746,7 +758,7 @@ def solve(
                                                max_seconds, cost, check_every, first=not predictions))
     out = SolveResult(game, algorithm, solver.average_policy(), result.value_first_player, expl,
                       solver.iteration, time.perf_counter() - t0, history, predictions=predictions,
-                      cpu_seconds=time.process_time() - cpu0)
+                      cpu_seconds=time.process_time() - cpu0, best_response=tuple(result.best_response))
     # A run stopped by the iteration cap is cached too (it would stop there again); one
     # stopped by the clock is not (it might get further next time).
     if cache_dir is not None and (expl <= target_exploitability or solver.iteration >= max_iterations):
@@ -864,7 +876,8 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
                 and abs(ev.value_first_player - meta["value_first_player"]) < tolerance):
             return None
         return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, int(meta["iterations"]),
-                           float(meta["seconds"]), [tuple(h) for h in meta["history"]], cached=True)
+                           float(meta["seconds"]), [tuple(h) for h in meta["history"]], cached=True,
+                           best_response=tuple(ev.best_response))
     except (KeyError, TypeError, ValueError):  # wrong types or values in a well-formed file
         return None
 

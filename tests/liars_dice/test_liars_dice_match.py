@@ -8,6 +8,8 @@ round equilibria; PettingZoo's api and seed tests; hypothesis play for the rules
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,6 +21,7 @@ from dice_envs.agents.evaluate.contract import uniform_agent
 from dice_envs.agents.liars_dice.match_solver import match_exploitability, positions, solve_match
 from dice_envs.agents.solve import exploitability as generic
 from dice_envs.agents.solve.game_tree import build_tree
+from dice_envs.agents.solve.sequence_form import solve_lp
 from dice_envs.core.game import IllegalActionError
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 
@@ -143,6 +146,28 @@ def test_the_value_is_the_combined_round_equilibria_s(name):
     assert generic.expected_returns(tree, probabilities)[0] == pytest.approx(solution.value, abs=1e-12)
     assert generic.exploitability(tree, probabilities) <= solution.error_bound + 1e-9
     assert abs(solution.value - generic.expected_returns(tree, probabilities)[0]) <= solution.error_bound + 1e-9
+    # the certified interval, propagated from the rounds' best responses, holds the exact value: the
+    # rounds' values proven by their LPs, combined in fractions
+    lower, upper = solution.value_interval
+    assert lower <= float(_exact_value(game)) <= upper
+    assert upper - lower <= 2 * solution.error_bound + 1e-9
+
+
+def _exact_value(game: LiarsDiceMatchGame) -> Fraction:
+    """Player 0's exact value of the whole game, from each round's value proven by the LP of its explicit tree."""
+    from dice_envs.agents.liars_dice.match_solver import next_positions
+
+    def value(position) -> Fraction:
+        d0, d1, starter = position
+        if not d0 or not d1:
+            return Fraction(1 if d0 else -1)
+        round_tree = build_tree(game.round_game((d0, d1), starter))
+        exact, upper = generic.certify_value(round_tree, solve_lp(round_tree).policy)
+        assert exact == upper
+        win, lose = (value(p) for p in next_positions(game, position))
+        return lose + (win - lose) * (1 + exact) / 2
+
+    return value((*game.dice, game.starting_player))
 
 
 def test_one_die_each_is_the_round_game():

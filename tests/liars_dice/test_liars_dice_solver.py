@@ -17,6 +17,7 @@ from dice_envs import liars_dice_v0
 from dice_envs.agents.liars_dice.solver import CFRSolver, PublicTree, TreePolicy, evaluate, load_cached, solve, tabulate
 from dice_envs.agents.solve import exploitability as generic
 from dice_envs.agents.solve.gambit import efg_text, write_efg
+from dice_envs.agents.solve.interval import ROUNDING_ALLOWANCE, supported_digits
 from dice_envs.agents.solve.game_tree import build_tree
 from dice_envs.agents.solve.sequence_form import solve_lp
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, seed_game
@@ -42,6 +43,19 @@ def test_openspiel_value_six_faces_wild_cfr_plus():
     assert abs(result.value_first_player - float(OPENSPIEL_VALUE)) < 1e-3
     # A value within NashConv of the equilibrium value is what CFR guarantees.
     assert abs(result.value_first_player - float(OPENSPIEL_VALUE)) <= 2 * result.exploitability
+    _assert_certifies(result, OPENSPIEL_VALUE)
+
+
+def _assert_certifies(result, exact) -> None:
+    """The solve's interval (its two best responses) holds the exact value, is exactly as wide as its
+    NashConv (plus the rounding allowance), and the printed digits are the exact value's."""
+    lower, upper = result.value_interval
+    assert lower <= float(exact) <= upper
+    assert upper - lower == pytest.approx(2 * result.exploitability + 2 * ROUNDING_ALLOWANCE, abs=1e-13)
+    assert lower <= result.value_first_player <= upper
+    digits = supported_digits(lower, upper)
+    if digits is not None:
+        assert f"{float(exact):+.{len(digits.split('.')[1])}f}" == digits
 
 
 def test_cfr_plus_iterates_exactly_like_openspiel():
@@ -91,6 +105,7 @@ def test_lp_values_and_cfr_agree(faces, wild):
     result = solve(game, target_exploitability=1e-4)
     assert result.exploitability <= 1e-4
     assert abs(result.value_first_player - lp.value) <= 2 * result.exploitability + 1e-12
+    _assert_certifies(result, value)
 
 
 def test_six_faces_no_wild_cfr():
@@ -111,9 +126,13 @@ def test_seed_bid_space_has_the_same_value():
                          ids=["1v1x4aces", "1v2x3aces", "2v1x3aces-p1first"])
 def test_aces_and_unequal_dice_lp_and_cfr_agree(game):
     """CFR+ on the public tree against the sequence-form LP over the explicit tree."""
-    lp = solve_lp(build_tree(game))
+    tree = build_tree(game)
+    lp = solve_lp(tree)
     result = solve(game, target_exploitability=1e-5)
     assert abs(result.value_first_player - lp.value) <= 2 * result.exploitability + 1e-9
+    lower, upper = generic.certify_value(tree, lp.policy)
+    assert lower == upper  # the LP's rounded profile proves the value
+    _assert_certifies(result, lower)
 
 
 def test_two_dice_each_lp_and_cfr_agree():
@@ -367,10 +386,20 @@ def test_cli_solve_json():
     code, out = _run_cli(["solve", "liars-dice", "--faces", "4", "--exploitability", "1e-3", "--lp", "--json"])
     assert code == 0
     report = json.loads(out)  # exactly one JSON object
-    for key in ("value_first_player", "exploitability", "iterations", "seconds"):
+    for key in ("value_first_player", "value_interval", "best_response_values", "exploitability", "iterations",
+                "seconds"):
         assert key in report
     assert report["exploitability"] <= 1e-3
     assert abs(report["lp_value_first_player"] - float(LP_VALUES[4])) < 1e-9
+    # the LP's certificate proves the value, and the interval is the tighter of the two certificates
+    assert report["exact_value"] == str(LP_VALUES[4])
+    assert report["value_interval"] == [float(LP_VALUES[4])] * 2
+    code, out = _run_cli(["solve", "liars-dice", "--faces", "4", "--exploitability", "1e-3", "--lp"])
+    assert f"first player's value  {LP_VALUES[4]}  (proven exact)" in out
+    code, out = _run_cli(["solve", "liars-dice", "--faces", "4", "--exploitability", "1e-2", "--no-cache"])
+    value = next(line for line in out.splitlines() if "first player's value" in line).split()[3]
+    assert value == f"{float(LP_VALUES[4]):+.{len(value.split('.')[1])}f}"  # only digits the exact value shares
+    assert re.search(r"it lies in \[(\S+), (\S+)\]", out)
 
 
 def test_cli_solve_caches_where_the_other_commands_look(tmp_path, monkeypatch):
