@@ -78,6 +78,28 @@ def format_value(lower: float, upper: float, exact: Union[str, Fraction, None] =
     return f"[{lower:{'+' if sign else ''}.{max_decimals}f}, {upper:{'+' if sign else ''}.{max_decimals}f}]"
 
 
+def read_value(text: str) -> Tuple[float, float]:
+    """The interval a printed value stands for, the inverse of :func:`format_value`: a fraction is
+    exact, ``d`` digits after the point stand for the numbers that round to them (half a unit of the
+    last digit either side), and ``[a, b]`` for itself.
+
+    Raises:
+        ValueError: for text :func:`format_value` does not print.
+    """
+    text = text.strip()
+    try:
+        if text.startswith("[") and text.endswith("]"):
+            lower, upper = (float(part) for part in text[1:-1].split(","))
+            return lower, upper
+        if "/" in text or "." not in text:
+            exact = float(Fraction(text))
+            return exact, exact
+        half_unit = 0.5 * 10.0 ** -len(text.split(".")[1])
+        return float(text) - half_unit, float(text) + half_unit
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{text!r} is not a value as format_value prints it (a fraction, digits, or [a, b])") from None
+
+
 def as_win_probability(interval: Sequence[float]) -> Tuple[float, float]:
     """A +1/-1 value's interval as the probability of winning, ``(1 + v) / 2``."""
     lower, upper = interval

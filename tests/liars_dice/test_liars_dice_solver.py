@@ -462,3 +462,19 @@ def test_predictions_are_within_2x_and_a_long_solve_is_refused(monkeypatch):
     monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "0.01")
     with pytest.raises(ResourceLimitError, match="predicted at iteration 80 from the convergence so far"):
         solve(game, 1e-4)
+
+
+def test_the_ground_truth_table_prints_the_certified_value(capsys):
+    """The main job's table: the proven fraction where the LP certificate proves it, the solved strategy's
+    value beside it, and every row's interval (from the two best responses and the certificate) holding it."""
+    from dice_envs.agents.liars_dice.cli import print_values_table, values_report
+    from dice_envs.games.liars_dice.rules import check_wild
+
+    report = values_report(faces=[3], exploitability=1e-3)
+    print_values_table(report)
+    table = capsys.readouterr().out
+    for row in report["rows"]:
+        exact = {"none": LP_VALUES, "highest": LP_WILD_VALUES, "aces": LP_ACES_VALUES}[check_wild(row["wild"])][3]
+        assert row["exact_value"] == str(exact)
+        assert row["value_interval"][0] <= float(exact) <= row["value_interval"][1]
+        assert f" {exact} " in table and f"{row['value_first_player']:+.6f}" in table
