@@ -1,8 +1,10 @@
-"""The README's Python snippets run as written, each in a fresh interpreter as a user runs it
-(about 25 s: the two MaskablePPO snippets train 10,000 and 100,000 steps)."""
+"""The README's Python snippets run as written, one after another in one fresh interpreter as a user
+runs them, each in its own namespace; the training snippets at their smallest budget (``learn(1)``:
+Stable-Baselines3 still collects one whole rollout and trains on it)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -19,14 +21,36 @@ def test_the_readme_has_its_snippets():
     assert all("torch.set_num_threads(1)" in code for code in SNIPPETS if "MaskablePPO" in code)
 
 
+def at_the_smallest_budget(code: str) -> str:
+    """``code`` with every ``.learn(N)`` asked for one step."""
+    return re.sub(r"\.learn\([\d_]+\)", ".learn(1)", code)
+
+
+#: Runs the snippets given on stdin (a JSON list), each in a fresh namespace, naming each as it starts.
+RUNNER = """
+import json, sys
+for k, code in enumerate(json.load(sys.stdin)):
+    print(f"--- snippet{k + 1}", flush=True)
+    exec(compile(code, f"<README snippet{k + 1}>", "exec"), {"__name__": "__main__"})
+"""
+
+
+def test_the_smallest_budget_changes_only_the_training_steps():
+    code = "model = MaskablePPO('MlpPolicy', env, n_steps=32)\nmodel.learn(100_000)  # seconds\nx.learn(7)"
+    assert at_the_smallest_budget(code) == code.replace("100_000", "1").replace("7", "1")
+    training = [code for code in SNIPPETS if "MaskablePPO" in code]
+    assert training and all(at_the_smallest_budget(code) != code for code in training)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("code", SNIPPETS, ids=[f"snippet{k + 1}" for k in range(len(SNIPPETS))])
-def test_snippet_runs_as_written(code, tmp_path):
-    if "sb3_contrib" in code:
-        pytest.importorskip("sb3_contrib")
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
+def test_the_snippets_run_as_written(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    snippets = [at_the_smallest_budget(code) for code in SNIPPETS]
+    result = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(snippets), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    started = [line[4:] for line in result.stdout.splitlines() if line.startswith("--- snippet")]
+    assert result.returncode == 0, (started[-1:], result.stderr[-3000:])
+    assert started == [f"snippet{k + 1}" for k in range(len(SNIPPETS))]
 
 
 def test_the_readme_is_short_and_its_tables_hold_one_figure_per_cell():

@@ -152,10 +152,10 @@ def simulate(first, second, games, goal=13, stop_when_won=True, seed=0):
 @pytest.mark.parametrize(
     "first, second, goal, stop_when_won, games",
     [
-        ("fixed_hold_at", "optimal", 13, True, 3000),
-        ("optimal", "random", 13, True, 2000),
-        ("fixed_hold_at", "minh", 4, False, 12000),
-        ("optimal", "fixed_hold_at", 4, True, 12000),
+        ("fixed_hold_at", "optimal", 13, True, 1500),
+        ("optimal", "random", 13, True, 1000),
+        ("fixed_hold_at", "minh", 4, False, 6000),
+        ("optimal", "fixed_hold_at", 4, True, 6000),
     ],
 )
 def test_exact_evaluation_matches_environment_play(first, second, goal, stop_when_won, games):
