@@ -12,7 +12,7 @@ from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
 from dice_envs.agents.liars_dice import full_width, play_training, rllib_training
@@ -321,7 +321,7 @@ def print_values_table(report: dict) -> None:
             row.get("exact_value") or "",
             "" if published is None else "-7/258",
         )
-    Console(width=max(Console().width, 90)).print(table)
+    Console().print(readable(table))
     print(f"CFR+: average policy at exploitability (NashConv/2) <= {report['target_exploitability']:g}; "
           "LP: sequence-form LP;\nexact: the value proven in exact arithmetic (both best responses to the "
           "rounded LP profile meet there);\npublished: OpenSpiel's liars_dice.")
