@@ -25,7 +25,7 @@ Example::
     from dice_envs.rllib import ppo_config
 
     ray.init()  # or ray.init(address="auto") on a cluster started with `ray start`
-    algo = ppo_config("liars_dice_v0", {"faces": 6, "wild": True}, num_env_runners=2).build_algo()
+    algo = ppo_config("liars_dice_v1", {"faces": 6, "wild": True}, num_env_runners=2).build_algo()
     result = algo.train()
 """
 
@@ -52,16 +52,17 @@ def _require_ray():
 
 def _environment(config: dict):
     """The PettingZoo AEC env and the observation function a :class:`DiceMultiAgentEnv` config asks for."""
-    from dice_envs import all_environments
+    from dice_envs import all_environments, earlier_environments
 
+    environments = {**all_environments, **earlier_environments}
     config = dict(config or {})
     game = config.pop("game", None)
-    if game not in all_environments:
-        raise ValueError(f"env_config['game'] must be one of {list(all_environments)}, got {game!r}")
+    if game not in environments:
+        raise ValueError(f"env_config['game'] must be one of {list(environments)}, got {game!r}")
     observation = config.pop("observation", "full")
     if observation not in ("full", "compact"):
         raise ValueError(f"env_config['observation'] must be 'full' or 'compact', got {observation!r}")
-    aec = all_environments[game].env(**config)
+    aec = environments[game].env(**config)
     if observation == "compact":
         if game != "zombie_dice_v0" or aec.unwrapped.game.variant != "all_yellow" or aec.unwrapped.game.num_players != 2:
             raise ValueError("observation='compact' is All Yellow Zombie Dice's, two players "
@@ -109,7 +110,7 @@ class DiceMultiAgentEnv(_PettingZooEnv):
     """A game of :data:`dice_envs.all_environments` as an RLlib ``MultiAgentEnv``.
 
     Args:
-        config: ``{"game": "liars_dice_v0", **the game's arguments}``, plus
+        config: ``{"game": "liars_dice_v1", **the game's arguments}``, plus
             ``"observation": "compact"`` for two-player All Yellow Zombie Dice.  RLlib
             passes ``env_config`` here.
 
@@ -156,7 +157,7 @@ def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: in
     """A ``PPOConfig`` for self-play on ``game`` with one module shared by every seat.
 
     Args:
-        game: a name of :data:`dice_envs.all_environments` (``"liars_dice_v0"``...).
+        game: a name of :data:`dice_envs.all_environments` (``"liars_dice_v1"``...).
         env_config: the game's arguments (and ``observation``; see :class:`DiceMultiAgentEnv`).
         num_env_runners: remote env runners (0: sample in the driver).
         envs_per_runner: games each env runner steps together, its module called once for all

@@ -174,16 +174,18 @@ def test_every_spelling_of_a_game_names_it_on_the_command_line(spelling, game):
     assert game_names_in(["solve", "not_a_game"], parser)[1] == "not_a_game"
 
 
-@pytest.mark.parametrize("name", sorted(dice_envs.single_agent_environments))
+@pytest.mark.parametrize("name", sorted(n for n in dice_envs.single_agent_environments if n.endswith("-v0")))
 def test_one_gymnasium_id_per_game_and_the_old_second_id_warns(name):
     """Gymnasium knows a game's single-agent version by its CamelCase id; PettingZoo's id, which
-    dice_envs 0.1 also registered with Gymnasium, still makes the same environment, with a warning
-    that names the one id."""
+    dice_envs 0.1 (every id a v0) also registered with Gymnasium, still makes the same environment,
+    with a warning that names the one id.  Later versions have only the CamelCase id."""
     import gymnasium
     import pettingzoo
 
     old, new = dice_envs.game_id(name), "dice_envs/" + name
     assert old in pettingzoo.aec_registry
+    later = [n for n in dice_envs.single_agent_environments if not n.endswith("-v0")]
+    assert later and not any(dice_envs.game_id(n) in gymnasium.registry for n in later)
     quick = {} if name == "Shakes-v0" else {"opponent": "random"}  # no equilibrium to solve
     with pytest.warns(DeprecationWarning, match=f"use {new}"):
         env = gymnasium.make(old, **quick)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_env_adapter_plays_whole_games_with_masks():
-    env = DiceMultiAgentEnv({"game": "liars_dice_v0", "faces": 3, "wild": True})
+    env = DiceMultiAgentEnv({"game": "liars_dice_v1", "faces": 3, "wild": True})
     rng = np.random.default_rng(0)
     for seed in range(20):
         obs, _ = env.reset(seed=seed)
@@ -56,9 +56,9 @@ def test_bad_configurations():
     with pytest.raises(ValueError, match="env_config\\['game'\\]"):
         DiceMultiAgentEnv({"game": "chess"})
     with pytest.raises(ValueError, match="compact"):
-        DiceMultiAgentEnv({"game": "liars_dice_v0", "observation": "compact"})
+        DiceMultiAgentEnv({"game": "liars_dice_v1", "observation": "compact"})
     with pytest.raises(ValueError, match="faces"):
-        ppo_config("liars_dice_v0", {"faces": 9})
+        ppo_config("liars_dice_v1", {"faces": 9})
 
 
 def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):
