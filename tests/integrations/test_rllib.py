@@ -38,6 +38,27 @@ def test_env_adapter_plays_whole_games_with_masks():
         assert sorted(totals.values()) == [-1.0, 1.0]  # zero-sum, paid to both seats
 
 
+def test_rllib_s_start_makes_no_illegal_move(capsys, caplog):
+    """Issue 56, item 11: RLlib's env check steps each of a runner's envs (16 each) with an action
+    sampled from the whole action space, often illegal (1 opening move of Liar's Dice in 13 is the
+    call), so RLlib's start printed PettingZoo's "Illegal move made, game terminating" a few
+    times.  The config turns that check off (RLlib's ``disable_env_checking``) and checks the env
+    itself with a legal move, quietly."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from dice_envs.rllib import check_environment
+
+    env = DiceMultiAgentEnv({"game": "zombie_dice_v0"})  # a turn starts with a roll: holding is illegal
+    for _ in range(20):  # RLlib's own check, as each of a runner's envs gets it: illegal half the time
+        check_multiagent_environments(env)
+    assert "Illegal move made" in capsys.readouterr().err + caplog.text
+    caplog.clear()
+    config = ppo_config("liars_dice_v1", {"faces": 3}, num_env_runners=0)
+    check_environment(DiceMultiAgentEnv({"game": "zombie_dice_v0", "variant": "all_yellow", "observation": "compact"}))
+    assert config.disable_env_checking
+    assert "Illegal move" not in capsys.readouterr().err + caplog.text
+
+
 def test_compact_observation_is_the_gym_env_s():
     from dice_envs.games.zombie_dice.rules import compact_from_state
 
