@@ -13,7 +13,7 @@ from typing import Dict, TypeVar
 from dice_envs.core.encodings import HOLD, ROLL
 from dice_envs.core.files import atomic_file
 
-__all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json", "write_results"]
+__all__ = ["JSON_SCHEMA", "ask", "play_jeopardy", "present", "print_json", "readable", "write_results"]
 
 #: The version of the ``--json`` outputs' shape.  Every object has ``schema`` and ``game``
 #: (``"pig"``, ``"liars_dice"``, ...); player counts are ``num_players``, as in the games'
@@ -25,6 +25,27 @@ def print_json(obj) -> None:
     """Print one JSON object on stdout (what ``--json`` promises), with ``schema`` first."""
     json.dump({"schema": JSON_SCHEMA, **obj}, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
+
+
+def readable(table):
+    """A rich ``Table`` of names and figures, laid out to be read whole in a narrow terminal (80
+    columns): rich's default cuts a cell or header that does not fit to ``"roll_un…"``, so two long
+    names read the same.  Here a first column of one-word names keeps its width, the others give
+    way by wrapping (between words, then within one), and no cell ends in an ellipsis; the lighter
+    frame leaves the columns more room.  Returns ``table``, changed in place."""
+    from rich import box
+    from rich.text import Text
+
+    def one_word(cell) -> bool:
+        text = Text.from_markup(cell) if isinstance(cell, str) else cell
+        return isinstance(text, Text) and len(text.plain.split()) <= 1
+
+    table.box = box.SIMPLE_HEAD
+    table.pad_edge = False
+    for k, column in enumerate(table.columns):
+        column.overflow = "fold"
+        column.no_wrap = k == 0 and all(one_word(cell) for cell in column.cells)
+    return table
 
 
 def write_results(out: str, name: str, report: dict) -> dict:

@@ -14,11 +14,14 @@ Gymnasium's registry::
 
     import gymnasium, dice_envs
     env = gymnasium.make("dice_envs/ZombieDice-v0", opponent="optimal")
-    env = gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")
+    env = gymnasium.make("dice_envs/LiarsDice-v1", opponent="equilibrium")
 
-(every game's ids are in :mod:`dice_envs.registry`, the one list of games).
+(every game's ids are in :mod:`dice_envs.registry`, the one list of games).  Earlier versions of an
+environment stay registered for the models trained on them (``dice_envs.liars_dice_v0``,
+``dice_envs/LiarsDice-v0``); Gymnasium says so when one is made.
 
-``all_environments`` maps each environment name to its module;
+``all_environments`` maps each environment name to its module (the current versions, as
+PettingZoo's);
 ``single_agent_environments`` maps each Gymnasium id to its entry point.
 """
 
@@ -37,15 +40,20 @@ from dice_envs.registry import GAMES, load, plain_name
 
 __version__ = "0.1.0"
 
-#: Each environment's module, by name (``"liars_dice_v0"``), as PettingZoo's ``all_environments``.
+#: Each environment's module, by name (``"liars_dice_v1"``), as PettingZoo's ``all_environments``.
 all_environments = {entry.module_name: importlib.import_module(f"dice_envs.{entry.module_name}")
                     for entry in GAMES.values() if entry.env is not None}
+#: The earlier versions' modules that stay (``"liars_dice_v0"``), for the models trained on them.
+earlier_environments = {name: importlib.import_module(f"dice_envs.{name}")
+                        for entry in GAMES.values() for name in entry.earlier_module_names}
 
 #: Single-agent Gymnasium versions (the other seats played by a chosen opponent): entry point by name.
-single_agent_environments = {entry.gymnasium[0]: entry.gymnasium[1] for entry in GAMES.values() if entry.gymnasium}
+single_agent_environments = {name: point for entry in GAMES.values() if entry.gymnasium
+                             for name, point, _ in (entry.gymnasium, *entry.earlier_gymnasium)}
 
 #: Batched versions of the single-agent ids, for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``.
-vector_environments = {entry.gymnasium[0]: entry.gymnasium[2] for entry in GAMES.values() if entry.gymnasium}
+vector_environments = {name: point for entry in GAMES.values() if entry.gymnasium
+                       for name, _, point in (entry.gymnasium, *entry.earlier_gymnasium)}
 
 
 def game_id(gymnasium_name: str) -> str:
@@ -65,21 +73,25 @@ def _old_id(entry_point: str, old: str, new: str, **kwargs):
 
 def _register_all() -> None:
     for entry in GAMES.values():
-        if entry.env is not None and entry.pettingzoo_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", entry.pettingzoo_id, entry_point=f"dice_envs.{entry.module_name}:env")
+        if entry.env is not None:
+            for version in (entry.version, *entry.earlier_versions):
+                env_id = f"dice_envs/{entry.name}-v{version}"
+                if env_id not in pettingzoo.aec_registry:
+                    pettingzoo.register("aec", env_id, entry_point=f"dice_envs.{entry.name}_v{version}:env")
         if entry.gymnasium is None:
             continue
-        name, entry_point, vector_entry_point = entry.gymnasium
-        new, old = "dice_envs/" + name, game_id(name)
-        if new not in gymnasium.registry:
-            gymnasium.register(new, entry_point=entry_point, vector_entry_point=vector_entry_point)
-        if old not in gymnasium.registry:  # dice_envs 0.1 also knew the single-agent versions by PettingZoo's ids
-            gymnasium.register(old, entry_point=functools.partial(_old_id, entry_point, old, new),
-                               vector_entry_point=functools.partial(_old_id, vector_entry_point, old, new))
+        for name, entry_point, vector_entry_point in (entry.gymnasium, *entry.earlier_gymnasium):
+            new, old = "dice_envs/" + name, game_id(name)
+            if new not in gymnasium.registry:
+                gymnasium.register(new, entry_point=entry_point, vector_entry_point=vector_entry_point)
+            # dice_envs 0.1 also knew its single-agent versions (all v0) by PettingZoo's ids
+            if name.endswith("-v0") and old not in gymnasium.registry:
+                gymnasium.register(old, entry_point=functools.partial(_old_id, entry_point, old, new),
+                                   vector_entry_point=functools.partial(_old_id, vector_entry_point, old, new))
 
 
 install_moved_modules()
 _register_all()
 
-__all__ = ["all_environments", "single_agent_environments", "vector_environments", "game_id", "__version__",
-           *all_environments]
+__all__ = ["all_environments", "earlier_environments", "single_agent_environments", "vector_environments", "game_id",
+           "__version__", *all_environments, *earlier_environments]

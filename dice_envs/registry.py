@@ -37,8 +37,12 @@ class GameEntry:
         env: the module of its PettingZoo AEC environment (``env()``, ``raw_env``), or ``None``
             for a game that is not played (Tatham's dice).
         version: the environment's version, as in PettingZoo's ids.
+        earlier_versions: earlier versions of its PettingZoo environment that stay registered, for
+            the models trained on them (module ``dice_envs.<name>_v<k>``, id ``dice_envs/<name>-v<k>``).
         gymnasium: ``(Gymnasium name, entry point, vector entry point)`` of its single-agent
             version, the other seats played by a chosen opponent, or ``None``.
+        earlier_gymnasium: the same triples for earlier Gymnasium versions that stay registered
+            (Gymnasium itself says that a newer version exists when one of them is made).
         rules_names: the ``Game.name`` of each of its rules cores (The Shakes has two).
         picture: the module that draws its table (``draw(table, game, state, agents, moves)``).
         commands: the module that adds its ``dice-envs`` sub-commands (``add_commands(verbs)``).
@@ -56,7 +60,9 @@ class GameEntry:
     room: str
     env: Optional[str]
     version: int = 0
+    earlier_versions: Tuple[int, ...] = ()
     gymnasium: Optional[Tuple[str, str, str]] = None
+    earlier_gymnasium: Tuple[Tuple[str, str, str], ...] = ()
     rules_names: Tuple[str, ...] = ()
     picture: Optional[str] = None
     commands: Optional[str] = None
@@ -74,19 +80,33 @@ class GameEntry:
         return f"dice_envs/{self.name}-v{self.version}"
 
     @property
+    def earlier_module_names(self) -> Tuple[str, ...]:
+        """``("liars_dice_v0",)``: the modules of the earlier versions that stay registered."""
+        return tuple(f"{self.name}_v{k}" for k in self.earlier_versions)
+
+    @property
     def gymnasium_id(self) -> Optional[str]:
         return None if self.gymnasium is None else f"dice_envs/{self.gymnasium[0]}"
 
 
-def _game(name: str, title: str, room: str = "", gym_name: str = "", gym_class: str = "", gym_module: str = "gym",
+def _game(name: str, title: str, room: str = "", gym_class: str = "", gym_module: str = "gym",
           env: str = "env", picture: str = "picture", rules_names: Tuple[str, ...] = (),
           agent_files: Tuple[Tuple[str, str], ...] = (), evaluations: str = "EVALUATIONS",
-          openspiel: bool = True) -> GameEntry:
+          openspiel: bool = True, version: int = 0, earlier_versions: Tuple[int, ...] = (), gym_version: int = 0,
+          earlier_gym_versions: Tuple[int, ...] = ()) -> GameEntry:
+    """An entry by the rooms' conventions: Gymnasium's ``<gym_class>-v<k>`` is ``<gym_class>Env`` (the
+    current version) or ``<gym_class>V<k>Env`` (an earlier one) in the agents' room, with its ``...VectorEnv``."""
     room = room or name
     agents = f"dice_envs.agents.{room}"
+
+    def gym(k: int, current: bool) -> Tuple[str, str, str]:
+        cls = gym_class if current else f"{gym_class}V{k}"
+        return (f"{gym_class}-v{k}", f"{agents}.{gym_module}:{cls}Env", f"{agents}.{gym_module}:{cls}VectorEnv")
+
     return GameEntry(
-        name=name, title=title, room=room, env=f"dice_envs.games.{room}.{env}",
-        gymnasium=(gym_name, f"{agents}.{gym_module}:{gym_class}Env", f"{agents}.{gym_module}:{gym_class}VectorEnv"),
+        name=name, title=title, room=room, env=f"dice_envs.games.{room}.{env}", version=version,
+        earlier_versions=earlier_versions, gymnasium=gym(gym_version, True),
+        earlier_gymnasium=tuple(gym(k, False) for k in earlier_gym_versions),
         rules_names=rules_names or (name,), picture=f"dice_envs.games.{room}.{picture}", commands=f"{agents}.cli",
         agent_files=agent_files, evaluations=f"{agents}.cli:{evaluations}",
         openspiel=f"dice_envs.games.{room}.{env}:OPENSPIEL" if openspiel else None)
@@ -94,16 +114,17 @@ def _game(name: str, title: str, room: str = "", gym_name: str = "", gym_class: 
 
 #: Every game, by name, in the order the documentation lists them.
 GAMES: Dict[str, GameEntry] = {entry.name: entry for entry in (
-    _game("zombie_dice", "Zombie Dice", gym_name="ZombieDice-v0", gym_class="ZombieDice"),
-    _game("shakes", "The Shakes", gym_name="Shakes-v0", gym_class="Shakes",
+    _game("zombie_dice", "Zombie Dice", gym_class="ZombieDice"),
+    _game("shakes", "The Shakes", gym_class="Shakes",
           rules_names=("shakes_court", "shakes_maesters")),
-    _game("pig", "Pig", gym_name="Pig-v0", gym_class="Pig"),
-    _game("liars_dice", "Liar's Dice", gym_name="LiarsDice-v0", gym_class="LiarsDice",
-          agent_files=((".pt", "dice_envs.agents.liars_dice.learned:load_agent"),)),
-    _game("liars_dice_match", "Liar's Dice Match", room="liars_dice", gym_name="LiarsDiceMatch-v0",
-          gym_class="LiarsDiceMatch", gym_module="match_gym", env="match_env", picture="match_picture",
-          evaluations="MATCH_EVALUATIONS", openspiel=False),
-    _game("closest_number", "Closest Number", gym_name="ClosestNumber-v0", gym_class="ClosestNumber"),
+    _game("pig", "Pig", gym_class="Pig"),
+    _game("liars_dice", "Liar's Dice", gym_class="LiarsDice",
+          agent_files=((".pt", "dice_envs.agents.liars_dice.learned:load_agent"),),
+          version=1, earlier_versions=(0,), gym_version=1, earlier_gym_versions=(0,)),
+    _game("liars_dice_match", "Liar's Dice Match", room="liars_dice", gym_class="LiarsDiceMatch",
+          gym_module="match_gym", env="match_env", picture="match_picture", evaluations="MATCH_EVALUATIONS",
+          openspiel=False, gym_version=1, earlier_gym_versions=(0,)),
+    _game("closest_number", "Closest Number", gym_class="ClosestNumber"),
     GameEntry(name="tatham", title="Tatham's dice", room="tatham", env=None, commands="dice_envs.agents.tatham.cli"),
 )}
 

@@ -13,7 +13,12 @@ Needs the ``[rllib]`` extra (``pip install 'dice-envs[rllib]'``).
   illegal logits pushed to the float minimum) for that space.
 * :func:`ppo_config` is a ``PPOConfig`` for self-play with one shared module: every
   seat maps to the module ``"shared"``, so both seats learn one strategy from both
-  seats' games (parameter sharing).
+  seats' games (parameter sharing).  It checks the environment once with a legal move
+  (:func:`check_environment`) and turns RLlib's own check off: that one steps every env
+  runner's environment with an action sampled from the whole action space, which in these
+  games is often illegal, so some of the runners' games would end with PettingZoo's
+  "Illegal move made" warning, as if masking were broken (RLlib's ``disable_env_checking``
+  is there for environments its random action does not suit).
 * a trained module (or a checkpoint written by ``algo.save_to_path``) is scored
   exactly as an agent over observations by
   :class:`dice_envs.agents.evaluate.observation_agents.RLlibAgent`
@@ -25,7 +30,7 @@ Example::
     from dice_envs.rllib import ppo_config
 
     ray.init()  # or ray.init(address="auto") on a cluster started with `ray start`
-    algo = ppo_config("liars_dice_v0", {"faces": 6, "wild": True}, num_env_runners=2).build_algo()
+    algo = ppo_config("liars_dice_v1", {"faces": 6, "wild": True}, num_env_runners=2).build_algo()
     result = algo.train()
 """
 
@@ -52,16 +57,17 @@ def _require_ray():
 
 def _environment(config: dict):
     """The PettingZoo AEC env and the observation function a :class:`DiceMultiAgentEnv` config asks for."""
-    from dice_envs import all_environments
+    from dice_envs import all_environments, earlier_environments
 
+    environments = {**all_environments, **earlier_environments}
     config = dict(config or {})
     game = config.pop("game", None)
-    if game not in all_environments:
-        raise ValueError(f"env_config['game'] must be one of {list(all_environments)}, got {game!r}")
+    if game not in environments:
+        raise ValueError(f"env_config['game'] must be one of {list(environments)}, got {game!r}")
     observation = config.pop("observation", "full")
     if observation not in ("full", "compact"):
         raise ValueError(f"env_config['observation'] must be 'full' or 'compact', got {observation!r}")
-    aec = all_environments[game].env(**config)
+    aec = environments[game].env(**config)
     if observation == "compact":
         if game != "zombie_dice_v0" or aec.unwrapped.game.variant != "all_yellow" or aec.unwrapped.game.num_players != 2:
             raise ValueError("observation='compact' is All Yellow Zombie Dice's, two players "
@@ -109,7 +115,7 @@ class DiceMultiAgentEnv(_PettingZooEnv):
     """A game of :data:`dice_envs.all_environments` as an RLlib ``MultiAgentEnv``.
 
     Args:
-        config: ``{"game": "liars_dice_v0", **the game's arguments}``, plus
+        config: ``{"game": "liars_dice_v1", **the game's arguments}``, plus
             ``"observation": "compact"`` for two-player All Yellow Zombie Dice.  RLlib
             passes ``env_config`` here.
 
@@ -156,7 +162,7 @@ def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: in
     """A ``PPOConfig`` for self-play on ``game`` with one module shared by every seat.
 
     Args:
-        game: a name of :data:`dice_envs.all_environments` (``"liars_dice_v0"``...).
+        game: a name of :data:`dice_envs.all_environments` (``"liars_dice_v1"``...).
         env_config: the game's arguments (and ``observation``; see :class:`DiceMultiAgentEnv`).
         num_env_runners: remote env runners (0: sample in the driver).
         envs_per_runner: games each env runner steps together, its module called once for all
@@ -170,10 +176,11 @@ def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: in
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
     env_config = {"game": game, **(env_config or {})}
-    DiceMultiAgentEnv(env_config)  # a bad configuration fails here, with its ValueError, not in a remote worker
+    # a bad configuration fails here, with its ValueError, not in a remote worker
+    check_environment(DiceMultiAgentEnv(env_config))
     config = (
         PPOConfig()
-        .environment(DiceMultiAgentEnv, env_config=env_config)
+        .environment(DiceMultiAgentEnv, env_config=env_config, disable_env_checking=True)
         .multi_agent(policies={SHARED}, policy_mapping_fn=_to_shared)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module_spec(hidden)}))
         # a loaded machine can take minutes for a batch: wait for it rather than train on nothing
@@ -184,6 +191,34 @@ def ppo_config(game: str, env_config: Optional[dict] = None, num_env_runners: in
     if training:
         config = config.training(**training)
     return config
+
+
+def check_environment(env: DiceMultiAgentEnv, seed: int = 0) -> None:
+    """RLlib's checks of a multi-agent environment, stepped with a legal move: ``reset`` and
+    ``step`` return dicts keyed by agents, every observation lies in its agent's space, and the
+    move ends no game as illegal.  (RLlib's ``check_multiagent_environments`` samples the
+    move from the whole action space instead.)
+
+    Raises:
+        ValueError: naming what does not hold.
+    """
+    observations, _ = env.reset(seed=seed)
+    for _ in range(2):
+        for agent, observation in observations.items():
+            if not env.get_observation_space(agent).contains(observation):
+                raise ValueError(f"{agent}'s observation is outside its space: {observation}")
+        if not observations:
+            return
+        mover = env.env.agent_selection
+        if mover not in observations:
+            raise ValueError(f"the agent to move, {mover}, has no observation (got {sorted(observations)})")
+        legal = np.flatnonzero(observations[mover]["action_mask"])
+        observations, rewards, terminateds, truncateds, _ = env.step({mover: int(legal[0])})
+        for name, part in (("rewards", rewards), ("terminateds", terminateds), ("truncateds", truncateds)):
+            if not isinstance(part, dict):
+                raise ValueError(f"step returned {name} that is not a dict: {part!r}")
+        if terminateds.get("__all__") and not env.env.unwrapped.game_state.is_terminal():
+            raise ValueError(f"a legal move by {mover} ended the game as illegal")
 
 
 def _to_shared(agent_id, episode, **kwargs):

@@ -65,10 +65,15 @@ def test_every_registry_string_names_what_it_says():
             assert dice_envs.all_environments[entry.module_name].env is load(entry.env + ":env")
             assert entry.pettingzoo_id in pettingzoo.aec_registry
             assert load(entry.picture + ":draw")
+        for module in entry.earlier_module_names:
+            assert dice_envs.earlier_environments[module].raw_env.metadata["name"] == module
+            assert f"dice_envs/{module.replace('_v', '-v')}" in pettingzoo.aec_registry
         if entry.gymnasium is not None:
-            name, entry_point, vector_entry_point = entry.gymnasium
-            assert load(entry_point) and load(vector_entry_point)
-            assert gymnasium.spec(entry.gymnasium_id).entry_point == entry_point
+            for name, entry_point, vector_entry_point in (entry.gymnasium, *entry.earlier_gymnasium):
+                assert load(entry_point) and load(vector_entry_point)
+                assert gymnasium.spec(f"dice_envs/{name}").entry_point == entry_point
+                assert gymnasium.spec(f"dice_envs/{name}").vector_entry_point == vector_entry_point
+            assert entry.gymnasium_id == f"dice_envs/{entry.gymnasium[0]}"
         assert callable(load(entry.commands + ":add_commands"))
         for suffix, loader in entry.agent_files:
             assert suffix.startswith(".") and callable(load(loader))

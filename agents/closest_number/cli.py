@@ -9,7 +9,7 @@ from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.solve.interval import format_value
 
@@ -185,14 +185,14 @@ def print_closest_number_table(report: dict) -> None:
         table.add_row(str(row["numbers"]), row["round3"], format_value(*row["value_interval"], max_decimals=4),
                       f"{row['exploitability']:.1e}", line, f"{row['seconds']:.1f}")
     console = Console(width=max(Console().width, 100))
-    console.print(table)
+    console.print(readable(table))
     table = Table(title="Round 1 alone: subgame-perfect picks (own points; ties: lowest number)")
     for column in ("players", "numbers", "picks in order", "points", "best first picks"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["round1"]:
         table.add_row(str(row["num_players"]), str(row["numbers"]), str(row["placements_in_order"]),
                       str(row["points_in_order"]), str(row["best_first_moves"]))
-    console.print(table)
+    console.print(readable(table))
 
 
 def ground_truth_closest_number(out: str) -> dict:

@@ -95,7 +95,7 @@ its stored report and exits 0 without training.
 
 Options are checked before anything runs: numbers must be finite (no ``nan`` or
 ``inf``), counts at least 1, ``--learning-rate`` positive, ``--gamma``,
-``--gae-lambda`` and ``--lr-floor`` within ``[0, 1]``, ``--ent-coef`` >= 0.  If the
+``--gae-lambda`` and ``--lr-floor`` within ``[0, 1]``, ``--entropy`` >= 0.  If the
 network's parameters stop being finite numbers during training (a learning rate
 far too large), the run stops with an error and the last checkpoint is kept.
 """
@@ -160,13 +160,13 @@ class TrainArgs:
     eval_start: bool = True  # evaluate the untrained network too (the curve's first point)
     n_envs: int = 1024  # games in the batched env
     n_steps: int = 32  # steps of each game per rollout (PPO's n_steps)
-    batch_size: int = 4096  # PPO's minibatch
-    n_epochs: int = 4  # PPO's passes over each rollout
+    minibatch: int = 4096  # PPO's minibatch (SB3's batch_size)
+    epochs: int = 4  # PPO's passes over each rollout (SB3's n_epochs)
     learning_rate: float = 3e-4  # Adam's rate at the start
     lr_floor: float = 0.1  # the learning rate decays linearly to lr_floor x its start over the budget
     gamma: float = 1.0  # discount (1: the win probability itself)
     gae_lambda: float = 0.5  # GAE's lambda
-    ent_coef: float = 0.001  # PPO's entropy bonus
+    entropy: float = 0.001  # PPO's entropy bonus (SB3's ent_coef)
     net_pi: str = "64,64"  # the policy net is run on the whole grid at every evaluation: keep it small
     net_vf: str = "128,128"  # the value net's hidden layers
     activation: str = "relu"  # relu or tanh (SB3's default; on one CPU thread tanh costs more than the layers)
@@ -196,13 +196,13 @@ def check_options(args, spec=None):
         raise ValueError(f"--activation must be one of {list(ACTIVATIONS)}, got {args.activation!r}")
     args.net_pi = layer_sizes("net_pi", args.net_pi)
     args.net_vf = layer_sizes("net_vf", args.net_vf)
-    check_args(args, at_least_one=("n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "pool_size",
+    check_args(args, at_least_one=("n_envs", "n_steps", "minibatch", "epochs", "eval_every", "pool_size",
                                    "threads", "goal"),
-               positive=("learning_rate",), non_negative=("ent_coef", "snapshot_every"),
+               positive=("learning_rate",), non_negative=("entropy", "snapshot_every"),
                ranges={"gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
-    if args.batch_size < 2:
-        raise ValueError(f"--batch-size must be at least 2 (PPO normalises advantages over a minibatch), "
-                         f"got {args.batch_size}")
+    if args.minibatch < 2:
+        raise ValueError(f"--minibatch must be at least 2 (PPO normalises advantages over a minibatch), "
+                         f"got {args.minibatch}")
     if args.n_envs * args.n_steps < 2:
         raise ValueError("--n-envs x --n-steps (the steps of one rollout) must be at least 2")
     return args
@@ -647,10 +647,10 @@ def new_model(args, env, run: Path):
     inputs, actions = int(np.prod(env.observation_space.shape)), int(env.action_space.n)
     for option, layers in (("--net-pi", net["net_arch"]["pi"]), ("--net-vf", net["net_arch"]["vf"])):
         check_network(f"{option} {','.join(map(str, layers))}", [inputs, *layers, actions],
-                      rows=max(args.batch_size, args.n_envs))
+                      rows=max(args.minibatch, args.n_envs))
     return MaskablePPO(
-        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
+        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.minibatch,
+        n_epochs=args.epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.entropy,
         policy_kwargs={"net_arch": net["net_arch"], "activation_fn": activation_fn(net["activation"])},
         tensorboard_log=str(run / "tb"), device="cpu", verbose=0,
     )

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
-from dice_envs.agents.learn.runs import field_comments, flag
+from dice_envs.agents.learn.runs import add_renamed_options, field_comments, flag, renamed
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -151,7 +151,7 @@ def settings_of(learner: Learner, entry: Mapping[str, Any], where: str) -> Dict[
     ``learner`` or a value of the wrong kind is a ``ValueError`` naming ``where`` and the key."""
     fields = learner.option_fields()
     settings = {}
-    for key, value in entry.items():
+    for key, value in renamed({k: v for k, v in entry.items() if k not in META_KEYS}, where).items():
         if key in META_KEYS:
             continue
         if key not in fields:
@@ -270,6 +270,7 @@ def add_train_command(train_verbs, game: str, help_text: str, learners: Mapping[
                 group.add_argument(flag(name), action=argparse.BooleanOptionalAction, help=text)
             else:
                 group.add_argument(flag(name), type={"int": int, "float": float, "str": str}[kind], help=text)
+                add_renamed_options(group, (name,), {name: {"int": int, "float": float, "str": str}[kind]})
     parser.set_defaults(train_game=game, learners=learners, presets=presets, presets_file=str(presets_file),
                         default_preset=first)
 

@@ -24,6 +24,7 @@ import os
 import random
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
 
@@ -32,6 +33,46 @@ import numpy as np
 from dice_envs.core.files import atomic_path
 
 # -- options ----------------------------------------------------------------------------------
+
+#: Options renamed so that every learner calls one knob by one name (the names Stable-Baselines3's
+#: MaskablePPO gave them, then the others' names): the old name still works on the command line, in
+#: a preset or ``--config`` file and in a checkpoint's record, with a ``DeprecationWarning`` where a
+#: person wrote it; it goes in dice_envs 0.3.
+RENAMED_OPTIONS = {"n_epochs": "epochs", "ent_coef": "entropy", "batch_size": "minibatch"}
+
+
+class _RenamedOption(argparse.Action):
+    """An option's old flag: sets the new one, with a ``DeprecationWarning`` that names it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        warnings.warn(f"{option_string} is deprecated (it goes in dice_envs 0.3): use {flag(self.dest)}",
+                      DeprecationWarning, stacklevel=2)
+        setattr(namespace, self.dest, values)
+
+
+def add_renamed_options(parser, names: Iterable[str], kinds: Dict[str, type]) -> None:
+    """Add to ``parser`` (or a group) the old flag of each option in ``names`` that was renamed
+    (:data:`RENAMED_OPTIONS`), hidden from ``--help``; ``kinds`` gives each new name's type."""
+    for old, new in RENAMED_OPTIONS.items():
+        if new in names:
+            parser.add_argument(flag(old), dest=new, type=kinds[new], action=_RenamedOption, help=argparse.SUPPRESS)
+
+
+def renamed(options: dict, where: str = "") -> dict:
+    """``options`` (field name -> value: a preset, a config file, a checkpoint's record) with the old
+    names of renamed options (:data:`RENAMED_OPTIONS`) replaced by the new ones; with ``where`` (a
+    file a person wrote), a ``DeprecationWarning`` naming it and each old name.  ``ValueError`` when
+    both names are given."""
+    out = dict(options)
+    for old, new in RENAMED_OPTIONS.items():
+        if old in out:
+            if new in out:
+                raise ValueError(f"{where or 'the options'}: {old!r} and {new!r} are one option; give {new!r} only")
+            if where:
+                warnings.warn(f"{where}: {old!r} is deprecated (it goes in dice_envs 0.3): write {new!r}",
+                              DeprecationWarning, stacklevel=3)
+            out[new] = out.pop(old)
+    return out
 
 
 def field_comments(cls) -> Dict[str, str]:
@@ -66,14 +107,17 @@ def options_parser(cls, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     comments = field_comments(cls)
+    kinds = {}
     for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
+        option = flag(f.name)
         text = comments.get(f.name, " ").replace("%", "%%")
         if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+            parser.add_argument(option, action=argparse.BooleanOptionalAction, default=f.default, help=text)
         else:
-            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default, help=text)
+            kinds[f.name] = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str)
+                                                                     else f.type.__name__]
+            parser.add_argument(option, type=kinds[f.name], default=f.default, help=text)
+    add_renamed_options(parser, kinds, kinds)
     return parser
 
 
@@ -306,6 +350,7 @@ def check_resume_args(saved, args, changeable: Iterable[str], where: Path) -> No
     ``dataclasses.asdict``).  The message names the option, both values and the way on."""
     if not isinstance(saved, dict):
         raise ValueError(f"{where} has no options record")
+    saved = renamed(saved)  # a checkpoint written before an option was renamed
     for f in dataclasses.fields(args):
         if f.name in changeable:
             continue

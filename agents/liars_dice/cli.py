@@ -12,7 +12,7 @@ from typing import cast
 
 import numpy as np
 
-from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
 from dice_envs.agents.liars_dice import full_width, play_training, rllib_training
@@ -339,7 +339,7 @@ def print_values_table(report: dict) -> None:
             f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
             "" if published is None else "-7/258",
         )
-    Console(width=max(Console().width, 80)).print(table)
+    Console().print(readable(table))
     print(f"value: the game's value, exact where proven (both best responses to the rounded LP profile meet "
           f"there), else the digits its certified interval supports;\nCFR+: the value of CFR+'s average policy, "
           f"at exploitability (NashConv/2) <= {report['target_exploitability']:g}; LP: sequence-form LP;\n"

@@ -80,10 +80,10 @@ from dice_envs.agents.liars_dice.training import (
     ExactScorer,
     SignalStop,
     checkpoint_blob,
-    curve,
     game_title,
     load_state_dicts,
     open_run,
+    run_report,
     save_model,
     start_run_dir,
     write_outputs,
@@ -96,7 +96,6 @@ from dice_envs.agents.learn.runs import (
     check_args,
     cosine_decay,
     damaged,
-    jsonable,
     layer_sizes,
     log,
     random_states,
@@ -322,28 +321,13 @@ def train(args: Args) -> dict:
               file=sys.stderr)
     else:
         save_model(model_path, game, args.hidden, net)
-    final = history[-1]
-    run_seconds = time.time() - t0
-    result = jsonable({
-        "game": game.config(),
-        "method": (f"fitted MMD (behavioural form, exact optimistic action values, {args.lookahead} exact "
-                   f"steps per fit, moving magnet), torch MLP {args.hidden}"),
-        "exploitability": final["exploitability"],
-        "value_vs_equilibrium": final["value_vs_equilibrium"],
-        "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],
-        "value_vs_equilibrium_as_second": final["value_vs_equilibrium_as_second"],
-        **scorer.reference(),
-        "steps": steps,
-        "evaluated_at": final["steps"],
-        "info_states_per_step": int(states.obs.shape[0]),
-        "minutes": elapsed / 60,
-        "steps_per_second": (steps - start_steps) / run_seconds if run_seconds > 0 else 0.0,
-        "interrupted": interrupted,
-        "resumed": resumed,
-        "model": None if interrupted else str(model_path),
-        "curve": curve(history),
-        "args": dataclasses.asdict(args),
-    })
+    result = run_report(
+        game, args, history, history[-1], scorer, steps=steps, start_steps=start_steps, elapsed=elapsed,
+        run_seconds=time.time() - t0, interrupted=interrupted, resumed=resumed, model_path=model_path,
+        describe={"method": (f"fitted MMD (behavioural form, exact optimistic action values, {args.lookahead} exact "
+                             f"steps per fit, moving magnet), torch MLP {args.hidden}"),
+                  "exploitability": history[-1]["exploitability"]},
+        counts={"info_states_per_step": int(states.obs.shape[0])})
     if interrupted:
         return result
     write_outputs(run, result, history, args.plot, game_title(game),

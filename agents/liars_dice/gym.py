@@ -1,17 +1,17 @@
 """
 # Liar's Dice (single agent)
 
-| Import             | `gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium")` (after `import dice_envs`) |
+| Import             | `gymnasium.make("dice_envs/LiarsDice-v1", opponent="equilibrium")` (after `import dice_envs`) |
 |--------------------|-----------------------------------------------------------------|
-| Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v0`) |
+| Action Space       | Discrete(Q * F + 1): bids, then call (as :mod:`dice_envs.liars_dice_v1`) |
 | Observation Space  | Box `(n + F + Q * F + 1 + n,)`: the AEC observation of the agent's seat |
 | Action mask        | `env.unwrapped.action_masks()` (sb3-contrib finds it), also `info["action_mask"]`   |
 | Opponents          | `"equilibrium"` (CFR+, two players), `"random"`, a saved model (`.pt`), a policy |
-| Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=N, vectorization_mode="vector_entry_point")` |
+| Batched            | `gymnasium.make_vec("dice_envs/LiarsDice-v1", num_envs=N, vectorization_mode="vector_entry_point")` |
 
 ### Description
 
-The Liar's Dice game of :mod:`dice_envs.liars_dice_v0` seen from one seat: the
+The Liar's Dice game of :mod:`dice_envs.liars_dice_v1` seen from one seat: the
 other seats are played by a chosen opponent inside :meth:`step` (the generic
 :class:`dice_envs.envs.single_agent.SingleAgentEnv`).  Against ``"equilibrium"`` no
 agent can average more than the game's value for its seat (player 0's is -7/258 with
@@ -26,13 +26,13 @@ exploitability (what a best response to it would win) bounds that shortfall.
 ### Arguments
 
 ``` python
-gymnasium.make("dice_envs/LiarsDice-v0", opponent="equilibrium", num_players=2, dice_per_player=1,
+gymnasium.make("dice_envs/LiarsDice-v1", opponent="equilibrium", num_players=2, dice_per_player=1,
                faces=6, wild=False, max_quantity=None, starting_player=0, seat=None, exploitability=1e-4,
                render_mode=None, illegal_action="terminate")
 ```
 
 ``opponent``: see :func:`dice_envs.agents.liars_dice.opponents.make_opponent`.  The game's
-arguments are :mod:`dice_envs.liars_dice_v0`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...).  ``seat``:
+arguments are :mod:`dice_envs.liars_dice_v1`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...).  ``seat``:
 the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
 how closely the equilibrium opponent is solved (cached on disk after the first
 solve: about a second for one 6-sided die each).  ``illegal_action``:
@@ -40,7 +40,10 @@ solve: about a second for one 6-sided die each).  ``illegal_action``:
 
 ### Version History
 
-* v0: initial release (dice_envs 0.1.0)
+* v1: the observation is :mod:`dice_envs.liars_dice_v1`'s, the dice counts appended.
+* v0: initial release (dice_envs 0.1.0): the observation is :mod:`dice_envs.liars_dice_v0`'s
+  (seat, own dice, bids, call); kept as `dice_envs/LiarsDice-v0` (:class:`LiarsDiceV0Env`,
+  :class:`LiarsDiceV0VectorEnv`) for the models trained on it.
 """
 
 from __future__ import annotations
@@ -50,14 +53,17 @@ from typing import Optional
 from dice_envs.envs.single_agent import SingleAgentEnv
 from dice_envs.envs.vector import BatchedSingleAgentEnv
 from dice_envs.games.liars_dice.batched import LiarsDiceBatch
-from dice_envs.games.liars_dice.env import raw_env
+from dice_envs.games.liars_dice.env import observation_space_v0, observation_v0, raw_env, raw_env_v0
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["LiarsDiceEnv", "LiarsDiceVectorEnv"]
+__all__ = ["LiarsDiceEnv", "LiarsDiceVectorEnv", "LiarsDiceV0Env", "LiarsDiceV0VectorEnv"]
 
 
 class LiarsDiceEnv(SingleAgentEnv):
     """Liar's Dice from one seat against a fixed opponent (see the module docstring)."""
+
+    #: the environment's version: 1 (``dice_envs/LiarsDice-v1``), 0 in :class:`LiarsDiceV0Env`
+    version = 1
 
     def __init__(
         self,
@@ -73,12 +79,16 @@ class LiarsDiceEnv(SingleAgentEnv):
         render_mode: Optional[str] = None,
         illegal_action: str = "terminate",
     ):
-        aec = raw_env(num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
-                      max_quantity=max_quantity, starting_player=starting_player)
+        aec = (raw_env_v0 if self.version == 0 else raw_env)(
+            num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
+            max_quantity=max_quantity, starting_player=starting_player)
         from dice_envs.agents.liars_dice.opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.opponent = make_opponent(opponent, aec.game, exploitability)
-        super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action)
+        v0 = self.version == 0
+        super().__init__(aec, self.opponent, seat=seat, render_mode=render_mode, illegal_action=illegal_action,
+                         observation_fn=observation_v0 if v0 else None,
+                         observation_space=observation_space_v0(aec.game) if v0 else None)
 
 
 class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
@@ -86,6 +96,8 @@ class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
     (:class:`dice_envs.games.liars_dice.batched.LiarsDiceBatch`); the opponent moves inside the
     batch (``"equilibrium"`` is a table look-up of the CFR+ policy, ``"random"`` uniform).
     See :class:`dice_envs.envs.vector.BatchedSingleAgentEnv`."""
+
+    version = 1
 
     def __init__(
         self,
@@ -107,5 +119,22 @@ class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
         game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
         from dice_envs.agents.liars_dice.opponents import make_batched_opponent  # solvers only for opponents
 
+        v0, size = self.version == 0, game.prefix_size
         super().__init__(LiarsDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game, exploitability),
-                         seat=seat, illegal_action=illegal_action)
+                         seat=seat, illegal_action=illegal_action,
+                         observation_fn=(lambda batch, rows, seats: batch.observe(seats, where=rows)[:, :size]) if v0
+                         else None,
+                         observation_space=observation_space_v0(game) if v0 else None)
+
+
+class LiarsDiceV0Env(LiarsDiceEnv):
+    """``dice_envs/LiarsDice-v0``: :class:`LiarsDiceEnv` with version 0's observation (seat, own dice,
+    bids, call; :func:`dice_envs.games.liars_dice.env.observation_v0`), kept for the models trained on it."""
+
+    version = 0
+
+
+class LiarsDiceV0VectorEnv(LiarsDiceVectorEnv):
+    """The batched ``dice_envs/LiarsDice-v0``: :class:`LiarsDiceVectorEnv` with version 0's observation."""
+
+    version = 0

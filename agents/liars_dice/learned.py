@@ -443,12 +443,12 @@ CHEAP_EQUILIBRIUM = 1 << 20
 
 
 def equilibrium_if_cheap(game, target: float = 1e-4, cache_dir=None):
-    """The CFR+ reference (:func:`equilibrium`) if it is cached or its public tree is at most
+    """The CFR+ reference (:func:`equilibrium`) if it is cached (or shipped) or its public tree is at most
     :data:`CHEAP_EQUILIBRIUM` nodes x rolls, else None: scoring never waits on a long solve."""
     from dice_envs.agents.liars_dice.compiled_solver import state_count
-    from dice_envs.agents.liars_dice.solver import default_cache_dir, load_cached
+    from dice_envs.agents.liars_dice.solver import default_cache_dir, load_cached_or_shipped
 
-    cached = load_cached(game, target, "cfr+", cache_dir or default_cache_dir())
+    cached = load_cached_or_shipped(game, target, "cfr+", cache_dir or default_cache_dir())
     if cached is not None:
         return cached
     return equilibrium(game, target, cache_dir) if state_count(game) <= CHEAP_EQUILIBRIUM else None

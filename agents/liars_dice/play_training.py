@@ -114,11 +114,11 @@ from dice_envs.agents.liars_dice.training import (
     SignalStop,
     StreamedScorer,
     checkpoint_blob,
-    curve,
     game_title,
     load_state_dicts,
     make_scorer,
     open_run,
+    run_report,
     save_model,
     save_table_model,
     scalars,
@@ -133,7 +133,6 @@ from dice_envs.agents.learn.runs import (
     check_fields,
     damaged,
     flag,
-    jsonable,
     layer_sizes,
     log,
     options_parser,
@@ -581,37 +580,25 @@ def train(args: Args) -> dict:
                               "value_vs_equilibrium_as_second"))
     final = history[-1] if history else unscored
     best = min(history, key=lambda h: h["exploitability"]) if history else unscored
-    run_seconds = time.time() - t0
-    result = jsonable({
-        "game": game.config(),
+    description = (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
+                   f"scored: the average policy") if cfr is not None else (
+                   f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
+                   + (f" (the average network {args.average_hidden})" if escher and args.average_hidden != args.hidden
+                      else "")
+                   + (", scored: the average-policy network (NFSP-style)" if args.average else "")
+                   + (", scored: the average-policy network" if escher else ""))
+    describe = {
         "method": args.method,
-        "description": (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
-                        f"scored: the average policy") if cfr is not None else (
-                        f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
-                        + (f" (the average network {args.average_hidden})"
-                           if escher and args.average_hidden != args.hidden else "")
-                        + (", scored: the average-policy network (NFSP-style)" if args.average else "")
-                        + (", scored: the average-policy network" if escher else "")),
+        "description": description,
         "exploitability": final["exploitability"],
         "best_exploitability": best["exploitability"],
         # (None where it was not measured: ESCHER's iterate when the scoring is streamed)
         "current_exploitability": final.get("current_exploitability", None if escher else final["exploitability"]),
         "best_at_steps": best["steps"],
-        "value_vs_equilibrium": final["value_vs_equilibrium"],
-        "value_vs_equilibrium_as_first": final["value_vs_equilibrium_as_first"],
-        "value_vs_equilibrium_as_second": final["value_vs_equilibrium_as_second"],
-        **scorer.reference(),
-        "steps": steps,
-        "updates": updates,
-        "evaluated_at": final["steps"],
-        "minutes": elapsed / 60,
-        "steps_per_second": (steps - start_steps) / run_seconds if run_seconds > 0 else 0.0,
-        "interrupted": interrupted,
-        "resumed": resumed,
-        "model": None if interrupted else str(model_path),
-        "curve": curve(history),
-        "args": dataclasses.asdict(args),
-    })
+    }
+    result = run_report(game, args, history, final, scorer, steps=steps, start_steps=start_steps, elapsed=elapsed,
+                        run_seconds=time.time() - t0, interrupted=interrupted, resumed=resumed, model_path=model_path,
+                        describe=describe, counts={"updates": updates})
     if report is not None:  # a finished run rerun with --score-current: its own report (its speed, ...) and that score
         result = dict(report, **{key: result[key] for key in RESCORED})
     if interrupted:

@@ -19,7 +19,7 @@ class LiarsDiceRLlibArgs(RLlibArgs):
 
 def rllib_game(args) -> tuple:
     """The PettingZoo game and its arguments, the evaluator's game and its settings (one die each)."""
-    return ("liars_dice_v0", {"faces": args.faces, "wild": args.wild}, "liars-dice",
+    return ("liars_dice_v1", {"faces": args.faces, "wild": args.wild}, "liars-dice",
             {"faces": args.faces, "wild": args.wild})
 
 

@@ -42,6 +42,7 @@ of any policy that answers :meth:`action_probabilities(state) <Policy>`
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple, Union
@@ -71,7 +72,15 @@ __all__ = [
     "default_cache_dir",
     "MAX_PUBLIC_NODES",
     "tree_for",
+    "SHIPPED_DIR",
+    "load_cached_or_shipped",
 ]
+
+#: Equilibria shipped with the package, files of the on-disk cache's form (compressed): those the
+#: Gymnasium ids' default opponents need (``dice_envs/LiarsDice-v1``; every round of
+#: ``dice_envs/LiarsDiceMatch-v1``), so a first ``gymnasium.make`` does not solve.  :func:`solve`
+#: reads them where the cache has no file, and checks them as it checks the cache's.
+SHIPPED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "equilibria")
 
 #: Refuse public trees above this many nodes times rolls (memory guard: about 8
 #: float64 arrays of this size are live during CFR).
@@ -707,7 +716,8 @@ def solve(
         max_iterations, max_seconds: stop anyway when reached.
         check_every: iterations between exact exploitability checks (default: 1,
             5, 20 or 100 as the run grows).
-        cache_dir: if given, reuse/store the result there (see :func:`load_cached`).
+        cache_dir: if given, reuse/store the result there (see :func:`load_cached`); a
+            configuration shipped with the package (:data:`SHIPPED_DIR`) is read from there.
         progress: called as ``progress(iteration, exploitability)`` at every check.
         engine: ``"numpy"`` (:class:`CFRSolver`), ``"compiled"`` (:class:`CompiledCFRSolver`) or
             ``"auto"`` (:func:`make_solver`); the cache does not depend on it.
@@ -722,7 +732,7 @@ def solve(
     if max_seconds is not None:
         max_seconds = check_real("max_seconds", max_seconds, 0, low_open=True)
     if cache_dir is not None:
-        cached = load_cached(game, target_exploitability, algorithm, cache_dir, max_iterations)
+        cached = load_cached_or_shipped(game, target_exploitability, algorithm, cache_dir, max_iterations)
         if cached is not None:
             return cached
     t0, cpu0 = time.perf_counter(), time.process_time()
@@ -880,6 +890,14 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
                            best_response=tuple(ev.best_response))
     except (KeyError, TypeError, ValueError):  # wrong types or values in a well-formed file
         return None
+
+
+def load_cached_or_shipped(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: str,
+                           max_iterations: int = 100_000) -> Optional[SolveResult]:
+    """:func:`load_cached` from ``cache_dir``, else from the equilibria shipped with the package
+    (:data:`SHIPPED_DIR`), else ``None``."""
+    return (load_cached(game, target, algorithm, cache_dir, max_iterations)
+            or load_cached(game, target, algorithm, SHIPPED_DIR, max_iterations))
 
 
 def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,

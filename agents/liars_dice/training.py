@@ -34,6 +34,7 @@ the exploitability where the public tree does not fit in memory.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 from pathlib import Path
@@ -276,6 +277,33 @@ def curve(history: list) -> list:
              "value_vs_equilibrium": h["value_vs_equilibrium"],
              **({"current_exploitability": h["current_exploitability"]} if "current_exploitability" in h else {})}
             for h in history]
+
+
+def run_report(game, args, history: list, final: dict, scorer, *, steps: int, start_steps: int, elapsed: float,
+               run_seconds: float, interrupted: bool, resumed: bool, model_path, describe: dict, counts: dict) -> dict:
+    """The final report of a Liar's Dice training run (the last line of its output and ``curve.json``),
+    the same for every trainer: ``game``, then ``describe`` (the method, what is scored and its
+    exploitability), the values against the equilibrium of ``final`` (the last evaluation), the
+    scorer's references, the steps (and ``counts``, the trainer's other counters), the run's time
+    and speed, whether it was interrupted or resumed, the model's path, the curve of ``history`` and
+    the options; JSON-ready."""
+    return jsonable({
+        "game": game.config(),
+        **describe,
+        **{key: final[key] for key in ("value_vs_equilibrium", "value_vs_equilibrium_as_first",
+                                       "value_vs_equilibrium_as_second")},
+        **scorer.reference(),
+        "steps": steps,
+        **counts,
+        "evaluated_at": final["steps"],
+        "minutes": elapsed / 60,
+        "steps_per_second": (steps - start_steps) / run_seconds if run_seconds > 0 else 0.0,
+        "interrupted": interrupted,
+        "resumed": resumed,
+        "model": None if interrupted else str(model_path),
+        "curve": curve(history),
+        "args": dataclasses.asdict(args),
+    })
 
 
 def plot_curve(history: list, path: Path, title: str, reference: Optional[float], label: str, xlabel: str = "updates",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dice_envs.agents.console import play_jeopardy, present, write_results
+from dice_envs.agents.console import play_jeopardy, present, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
 from dice_envs.agents.pig.training import LEARNERS
@@ -138,7 +138,7 @@ def print_pig_table(report: dict) -> None:
         table.add_row(
             name, f"{row['win_as_first']:.4f}", f"{row['win_as_second']:.4f}", f"{row['difference']:+.4f}", self_play
         )
-    console.print(table)
+    console.print(readable(table))
 
 
 def play_pig(args: argparse.Namespace) -> int:

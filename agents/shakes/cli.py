@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 
 
@@ -67,7 +67,7 @@ def print_shakes_table(reports) -> None:
                 f"{row['team_win'] - best:+.4f}",
             )
         table.add_section()
-    console.print(table)
+    console.print(readable(table))
     closeness = Table(title="Dice rule vs exact Thompson sampling: total variation of the choice probabilities")
     for column in ("players", "mean TV per patient", "max TV (reached)", "dice - Thompson team win", "seconds"):
         closeness.add_column(column, justify="right")
@@ -77,7 +77,7 @@ def print_shakes_table(reports) -> None:
             str(report["num_players"]), f"{cmp['mean_tv']:.4f}", f"{cmp['max_tv']:.4f}",
             f"{pol['dice_rule']['team_win'] - pol['thompson']['team_win']:+.4f}", f"{report['seconds']:.2f}",
         )
-    console.print(closeness)
+    console.print(readable(closeness))
     console.print(
         "best choice = average over patients of P(the chosen treatment holds the highest card); "
         "full info = every patient gets the best treatment (the maesters' best joint play)."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from dice_envs.agents.console import print_json, write_results
+from dice_envs.agents.console import print_json, readable, write_results
 
 
 def add_commands(verbs) -> None:
@@ -52,7 +52,7 @@ def print_tatham_tables(report: dict) -> None:
     checks.add_column("result", justify="center")
     for c in report["checks"]:
         checks.add_row(c["check"], "[green]exact[/green]" if c["passed"] else "[red]FAILS[/red]")
-    console.print(checks)
+    console.print(readable(checks))
     load = float(_fraction(report["load"]))
     table = Table(title=f"Fault sensitivity: one face of one die {load:+.0%} in weight, worst case over the face")
     for column in ("mechanism", "7", "red", "total variation (face)", "max rel. error (face, total)", "at 6 / 8"):
@@ -65,7 +65,7 @@ def print_tatham_tables(report: dict) -> None:
             f"{row['max_relative_error']:.1%} ({row['max_relative_error_face']}, {row['max_relative_error_total']})",
             f"{by_total['6']:.1%} / {by_total['8']:.1%}",
         )
-    console.print(table)
+    console.print(readable(table))
 
 
 def ground_truth_tatham(out: str) -> dict:

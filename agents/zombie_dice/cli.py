@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from dice_envs.agents.console import play_jeopardy, present, write_results
+from dice_envs.agents.console import play_jeopardy, present, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
 from dice_envs.agents.zombie_dice.training import AYZD_LEARNERS, ZOMBIE_DICE_LEARNERS
@@ -125,7 +125,7 @@ def print_ayzd_table(report: dict) -> None:
             name, f"{row['win_as_first']:.4f}", f"{row['win_as_second']:.4f}", f"{row['difference']:+.4f}",
             "" if published is None else f"{published:+.4f}",
         )
-    console.print(table)
+    console.print(readable(table))
 
 
 #: The exact evaluations of ``solve zombie-dice`` (18 under its reading, 8 under the other) take
@@ -242,7 +242,7 @@ def print_zombie_dice_table(report: dict) -> None:
         table.add_row(name, f"{row['win_as_first']:.4f}", f"{row['win_as_second']:.4f}", signed(row["difference"]),
                       signed(row.get("difference_stop_when_won")), signed(row.get("difference_official_ending")),
                       signed(row.get("all_yellow_difference")))
-    console.print(table)
+    console.print(readable(table))
     best = report["best_human_policy"]
     console.print(f"best human-playable policy: {best['stop_when_won']} when a winning player 2 holds, "
                   f"{best['official_ending']} under the rules as written")

@@ -281,3 +281,28 @@ def test_cli_text_report(capsys):
     assert cli_main(["evaluate", "liars-dice", "random", "--faces", "2"]) == 0
     out = capsys.readouterr().out
     assert "exploitability (NashConv/2)" in out and "random" in out
+
+
+def test_the_docs_train_save_and_evaluate_recipe_runs(tmp_path):
+    """``docs/evaluate.md``'s recipe as a user runs it (one rollout instead of 1,000,000 steps): the
+    snippet trains and saves a model, and ``dice-envs evaluate ayzd`` scores the saved file."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "evaluate.md").read_text()
+    section = page.split("## From `model.save` to a score", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)[0]
+    commands = re.findall(r"^```bash\n(.*?)^```", section, flags=re.S | re.M)[0]
+    assert "model.learn(1_000_000)" in code and 'model.save("ayzd_ppo.zip")' in code
+    trained = subprocess.run([sys.executable, "-c", code.replace("model.learn(1_000_000)", "model.learn(1_000)")],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    command = next(line.split("#")[0].split() for line in commands.splitlines() if "--json" in line)
+    assert command[:4] == ["dice-envs", "evaluate", "ayzd", "ayzd_ppo.zip"]
+    scored = subprocess.run([sys.executable, "-m", "dice_envs", *command[1:]], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=600)
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    report = json.loads(scored.stdout)
+    assert report["agent_type"] == "sb3" and report["game"] == "ayzd" and -1 < report["gap"] <= 0

@@ -33,6 +33,30 @@ def test_solve_ayzd_table(capsys):
     assert "fixed_hold_at" in out and "goal 6" in out
 
 
+def test_the_tables_read_whole_at_80_columns(monkeypatch, capsys):
+    """Issue 56, item 6: in 80 columns rich cut the policy table's names to ``roll_un…`` (twice, the
+    same) and its headers.  Every name and figure is printed whole, and nothing is cut short."""
+    from dice_envs.agents.zombie_dice.cli import print_zombie_dice_table
+
+    monkeypatch.setenv("COLUMNS", "80")
+    names = ("roll_until_1_shotgun", "roll_until_2_shotguns", "max_expected_brains", "random")
+    row = dict(win_as_first=0.4512, win_as_second=0.5226, difference=-0.0274, difference_stop_when_won=-0.0274,
+               difference_official_ending=-0.0275, all_yellow_difference=0.0012)
+    print_zombie_dice_table(dict(
+        goal=13, cached=True, seconds=1.5, states=123_456, dice_states=789, score_cap=52, first_player_win=0.5321,
+        stop_when_won=True, policies={name: row for name in names},
+        best_human_policy={"stop_when_won": "minh", "official_ending": "neller"}, turn={}, cap_check=None))
+    out = capsys.readouterr().out
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80
+    for name in names:
+        assert f" {name} " in out
+    assert out.count("0.4512") == len(names) and out.count("+0.0012") == len(names)
+    assert main(["dice", "tatham"]) == 0  # a first column of sentences wraps instead, and no column is cut off
+    out = capsys.readouterr().out
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80
+    assert "25% more likely than 6" in out and out.count(" exact") >= 10
+
+
 def test_bad_argument_is_a_clean_error(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["solve", "ayzd", "--goal", "0"])
@@ -150,16 +174,18 @@ def test_every_spelling_of_a_game_names_it_on_the_command_line(spelling, game):
     assert game_names_in(["solve", "not_a_game"], parser)[1] == "not_a_game"
 
 
-@pytest.mark.parametrize("name", sorted(dice_envs.single_agent_environments))
+@pytest.mark.parametrize("name", sorted(n for n in dice_envs.single_agent_environments if n.endswith("-v0")))
 def test_one_gymnasium_id_per_game_and_the_old_second_id_warns(name):
     """Gymnasium knows a game's single-agent version by its CamelCase id; PettingZoo's id, which
-    dice_envs 0.1 also registered with Gymnasium, still makes the same environment, with a warning
-    that names the one id."""
+    dice_envs 0.1 (every id a v0) also registered with Gymnasium, still makes the same environment,
+    with a warning that names the one id.  Later versions have only the CamelCase id."""
     import gymnasium
     import pettingzoo
 
     old, new = dice_envs.game_id(name), "dice_envs/" + name
     assert old in pettingzoo.aec_registry
+    later = [n for n in dice_envs.single_agent_environments if not n.endswith("-v0")]
+    assert later and not any(dice_envs.game_id(n) in gymnasium.registry for n in later)
     quick = {} if name == "Shakes-v0" else {"opponent": "random"}  # no equilibrium to solve
     with pytest.warns(DeprecationWarning, match=f"use {new}"):
         env = gymnasium.make(old, **quick)

@@ -35,13 +35,13 @@ BAD_CONSTRUCTIONS = {
     "ZombieDice-v0 auto_forced='no'": (
         lambda: gymnasium.make("dice_envs/ZombieDice-v0", auto_forced="no", opponent="random"), "auto_forced"),
     "Pig-v0 illegal_action=1": (lambda: gymnasium.make("dice_envs/Pig-v0", illegal_action=1), "illegal_action"),
-    "LiarsDice-v0 exploitability=inf": (
-        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=float("inf"), faces=3), "finite"),
-    "LiarsDice-v0 exploitability=nan": (
-        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=float("nan"), faces=3), "finite"),
-    "LiarsDice-v0 exploitability=True": (
-        lambda: gymnasium.make("dice_envs/LiarsDice-v0", exploitability=True, faces=3), "number"),
-    "LiarsDice-v0 wild='yes'": (lambda: gymnasium.make("dice_envs/LiarsDice-v0", wild="yes"), "wild"),
+    "LiarsDice-v1 exploitability=inf": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v1", exploitability=float("inf"), faces=3), "finite"),
+    "LiarsDice-v1 exploitability=nan": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v1", exploitability=float("nan"), faces=3), "finite"),
+    "LiarsDice-v1 exploitability=True": (
+        lambda: gymnasium.make("dice_envs/LiarsDice-v1", exploitability=True, faces=3), "number"),
+    "LiarsDice-v1 wild='yes'": (lambda: gymnasium.make("dice_envs/LiarsDice-v1", wild="yes"), "wild"),
     "make_vec num_envs=True": (lambda: gymnasium.make_vec("dice_envs/Pig-v0", num_envs=True,
                                                           vectorization_mode="vector_entry_point"), "num_envs"),
     "ClosestNumber-v0 numbers='10'": (lambda: gymnasium.make("dice_envs/ClosestNumber-v0", numbers="10"), "numbers"),
@@ -237,7 +237,7 @@ def test_a_solve_stopped_by_its_iteration_cap_is_cached_and_announced(tmp_path, 
 ENVS = {
     "zombie_dice": lambda: dice_envs.zombie_dice_v0.raw_env(variant="official", num_players=3),
     "pig": lambda: dice_envs.pig_v0.raw_env(goal=20),
-    "liars_dice": lambda: dice_envs.liars_dice_v0.raw_env(faces=3),
+    "liars_dice": lambda: dice_envs.liars_dice_v1.raw_env(faces=3),
     "shakes": lambda: dice_envs.shakes_v0.raw_env(num_players=3, mode="maesters"),
     "closest_number": lambda: dice_envs.closest_number_v0.raw_env(numbers=6),
 }
@@ -279,7 +279,7 @@ def test_fuzz_every_env_with_actions_of_every_type(name, actions, seed):
         env.step(int(rng.choice(np.flatnonzero(mask))))
 
 
-@pytest.mark.parametrize("env_id, kwargs", [("dice_envs/Pig-v0", {}), ("dice_envs/LiarsDice-v0", {"faces": 3}),
+@pytest.mark.parametrize("env_id, kwargs", [("dice_envs/Pig-v0", {}), ("dice_envs/LiarsDice-v1", {"faces": 3}),
                                             ("dice_envs/LiarsDiceMatch-v0", {"faces": 3, "opponent": "random"})])
 def test_a_batch_over_the_memory_limit_is_refused_before_it_is_allocated(env_id, kwargs):
     """Issue 23's attack: make_vec(..., num_envs=10**9) raised numpy's _ArrayMemoryError (14.9 GiB)."""

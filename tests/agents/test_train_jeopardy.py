@@ -32,7 +32,7 @@ TRAINERS = {"train_ayzd": "dice_envs.agents.zombie_dice.training", "train_pig": 
             "train_liars_dice_play": "dice_envs.agents.liars_dice.play_training"}
 
 
-SMALL = ["--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--pool-size", "2",
+SMALL = ["--n-envs", "2", "--n-steps", "64", "--minibatch", "64", "--epochs", "1", "--pool-size", "2",
          "--minutes", "0", "--quiet"]
 
 

@@ -105,8 +105,9 @@ def test_every_preset_reproduces_its_recorded_runs(game, name):
 def check_sb3_model(options, path: Path, entry: dict) -> None:
     """The committed model's Stable-Baselines3 data, and its model.json where there is one."""
     data = json.loads(zipfile.ZipFile(path).read("data"))
-    for field in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "n_envs"):
-        assert data[field] == getattr(options, field), (path.name, field)
+    sb3_names = {"minibatch": "batch_size", "epochs": "n_epochs", "entropy": "ent_coef"}  # SB3's names
+    for field in ("n_steps", "minibatch", "epochs", "gamma", "gae_lambda", "entropy", "n_envs"):
+        assert data[sb3_names.get(field, field)] == getattr(options, field), (path.name, field)
     # the rate decays linearly to lr_floor x its start: the saved model holds the last chunk's
     assert options.learning_rate * options.lr_floor <= data["learning_rate"] <= options.learning_rate
     net = data["policy_kwargs"]["net_arch"]
@@ -145,6 +146,31 @@ def test_overrides_change_only_what_they_name():
     changed = {k for k, v in dataclasses.asdict(options).items() if dataclasses.asdict(preset)[k] != v}
     assert changed == {"seed", "minutes", "games", "run_dir"}
     assert options.run_dir == "runs/liars-dice/escher-1v2-aces-seed1"
+
+
+def test_one_name_per_knob_across_learners_and_the_old_names_still_work(tmp_path):
+    """MaskablePPO called the entropy bonus, the passes and the minibatch ``ent_coef``, ``n_epochs`` and
+    ``batch_size`` (SB3's names), RLlib and the Liar's Dice learners ``entropy``, ``epochs`` and
+    ``minibatch``: now every learner uses the latter, and the old names still work, with a warning."""
+    from dice_envs.agents.learn.runs import RENAMED_OPTIONS
+
+    for game in GAMES:
+        for learner in parsed(game).learners.values():
+            assert not set(RENAMED_OPTIONS) & set(learner.option_fields()), (game, learner.name)
+    ayzd = parsed("ayzd").learners
+    assert {"entropy", "epochs", "minibatch"} <= set(ayzd["maskable-ppo"].option_fields()) & set(
+        ayzd["rllib-ppo"].option_fields())
+    with pytest.warns(DeprecationWarning, match="--n-epochs is deprecated.*use --epochs"):
+        _, options, _ = command_options(parsed("ayzd", "--n-epochs", "2", "--ent-coef", "0.01", "--batch-size", "128"))
+    assert (options.epochs, options.entropy, options.minibatch) == (2, 0.01, 128)
+    config = tmp_path / "old.toml"
+    config.write_text('learner = "maskable-ppo"\nminutes = 1.0\nn_epochs = 3\n')
+    with pytest.warns(DeprecationWarning, match="'n_epochs' is deprecated.*write 'epochs'"):
+        _, options, _ = command_options(parsed("ayzd", "--config", str(config)))
+    assert options.epochs == 3
+    config.write_text('learner = "maskable-ppo"\nminutes = 1.0\nn_epochs = 3\nepochs = 2\n')
+    with pytest.raises(ValueError, match="'n_epochs' and 'epochs' are one option"):
+        command_options(parsed("ayzd", "--config", str(config)))
 
 
 def test_the_default_preset_is_the_files_first():
@@ -220,8 +246,8 @@ def train(capsys, *argv):
 def test_maskable_ppo_through_the_command(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     code, report = train(capsys, "pig", "--preset", "maskable-ppo", "--run-dir", str(tmp_path / "run"), "--steps",
-                         "256", "--goal", "20", "--n-envs", "4", "--n-steps", "64", "--batch-size", "64",
-                         "--n-epochs", "1", "--pool-size", "2", "--eval-every", "256", "--minutes", "0")
+                         "256", "--goal", "20", "--n-envs", "4", "--n-steps", "64", "--minibatch", "64",
+                         "--epochs", "1", "--pool-size", "2", "--eval-every", "256", "--minutes", "0")
     assert code == 0 and report["game"] == "pig" and report["steps"] == 256
     assert -1 <= report["difference"] <= 0 and (tmp_path / "run" / "model.zip").is_file()
 

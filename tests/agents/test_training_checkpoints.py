@@ -71,7 +71,7 @@ def assert_same(a, b, where="") -> None:
 
 # -- the jeopardy trainer (train_ayzd.py / train_pig.py) --------------------------------------------------
 
-TINY = ["--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--pool-size", "2",
+TINY = ["--n-envs", "2", "--n-steps", "64", "--minibatch", "64", "--epochs", "1", "--pool-size", "2",
         "--minutes", "0", "--quiet", "--no-plot"]
 AYZD = ["--goal", "6", *TINY, "--eval-every", "128"]  # AYZD to 6 points: a curve that moves, evaluated in 0.3 s
 
@@ -365,9 +365,9 @@ def test_jeopardy_killed_while_finishing(jt, pig_run, tmp_path, capsys):
 
 @pytest.mark.parametrize("option,value", [
     ("--learning-rate", "inf"), ("--learning-rate", "nan"), ("--learning-rate", "-1"), ("--learning-rate", "0"),
-    ("--gamma", "2"), ("--gamma", "nan"), ("--gae-lambda", "-0.5"), ("--ent-coef", "nan"), ("--ent-coef", "-1"),
+    ("--gamma", "2"), ("--gamma", "nan"), ("--gae-lambda", "-0.5"), ("--entropy", "nan"), ("--entropy", "-1"),
     ("--lr-floor", "1.5"), ("--minutes", "nan"), ("--minutes", "-1"), ("--steps", "-5"), ("--seed", "-1"),
-    ("--net-pi", "abc"), ("--net-vf", "64,0"), ("--activation", "gelu"), ("--batch-size", "1"),
+    ("--net-pi", "abc"), ("--net-vf", "64,0"), ("--activation", "gelu"), ("--minibatch", "1"),
     ("--n-envs", "0"), ("--eval-every", "0"), ("--goal", "0"),
 ])
 def test_jeopardy_bad_options(jt, tmp_path, capsys, option, value):

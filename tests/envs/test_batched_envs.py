@@ -39,8 +39,8 @@ VECTOR_IDS = [
     ("dice_envs/Pig-v0", dict(), PigVectorEnv, (4,)),
     ("dice_envs/Pig-v0", dict(opponent="hold_at_20", goal=40, auto_forced=True), PigVectorEnv, (4,)),
     ("dice_envs/Pig-v0", dict(observation="scaled"), PigVectorEnv, (4,)),
-    ("dice_envs/LiarsDice-v0", dict(faces=4, wild=True), LiarsDiceVectorEnv, (2 + 4 + 9 + 2,)),
-    ("dice_envs/LiarsDice-v0", dict(num_players=3, opponent="random"), LiarsDiceVectorEnv, (3 + 6 + 19 + 3,)),
+    ("dice_envs/LiarsDice-v1", dict(faces=4, wild=True), LiarsDiceVectorEnv, (2 + 4 + 9 + 2,)),
+    ("dice_envs/LiarsDice-v1", dict(num_players=3, opponent="random"), LiarsDiceVectorEnv, (3 + 6 + 19 + 3,)),
     ("dice_envs/ClosestNumber-v0", dict(), ClosestNumberVectorEnv, (10 * 5 + 6 + 4,)),
     ("dice_envs/Shakes-v0", dict(), ShakesVectorEnv, (10,)),
     ("dice_envs/Shakes-v0", dict(num_players=2, objective="saved"), ShakesVectorEnv, (6,)),
@@ -164,7 +164,7 @@ def test_liars_dice_value_against_the_equilibrium_opponent_is_the_exact_one():
     uniform = tree.uniform()
     exact = 0.5 * (liars_dice_solver.evaluate(tree, uniform, eq).value_first_player
                    - liars_dice_solver.evaluate(tree, eq, uniform).value_first_player)
-    env = make("dice_envs/LiarsDice-v0", num_envs=40_000, wild=True)
+    env = make("dice_envs/LiarsDice-v1", num_envs=40_000, wild=True)
     obs, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     value = np.zeros(env.num_envs)

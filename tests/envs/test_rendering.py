@@ -13,7 +13,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dice_envs
-from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v0, pig_v0, shakes_v0, zombie_dice_v0
+from dice_envs import closest_number_v0, liars_dice_match_v0, liars_dice_v1, pig_v0, shakes_v0, zombie_dice_v0
 from dice_envs.envs.rendering import FRAME_SIZE
 from dice_envs.games.closest_number.rules import score_board
 
@@ -21,7 +21,7 @@ pytest.importorskip("matplotlib")
 
 SHAPE = (FRAME_SIZE[1], FRAME_SIZE[0], 3)
 GYM_KWARGS = {"ClosestNumber-v0": dict(numbers=6, opponent="random"), "LiarsDice-v0": dict(faces=3),
-              "LiarsDiceMatch-v0": dict(faces=3), "Pig-v0": dict(goal=20)}
+              "LiarsDice-v1": dict(faces=3), "LiarsDiceMatch-v0": dict(faces=3), "Pig-v0": dict(goal=20)}
 FELTS = ("#1d5e3a", "#164a2e")  # the table and its panels
 TABLE_OBJECTS = {"die", "hidden_die", "zombie_die", "cup", "score_bar", "card", "number_card", "patient", "rung"}
 
@@ -69,7 +69,7 @@ def random_action(env, rng):
 
 
 def test_the_pixel_check_fails_on_text():
-    env = liars_dice_v0.raw_env(render_mode="ansi", num_players=3, dice_per_player=3)
+    env = liars_dice_v1.raw_env(render_mode="ansi", num_players=3, dice_per_player=3)
     env.reset(seed=0)
     text = "\n".join([env.render()] * 6)
     assert solid_share(text_frame(text)) < 0.0005
@@ -146,7 +146,7 @@ def _dice(painter, kind, owner):
 
 
 def test_liars_dice_shows_the_movers_dice_hides_the_others_and_climbs_the_ladder():
-    env = liars_dice_v0.raw_env(render_mode="rgb_array", num_players=3, dice_per_player=2, wild="aces")
+    env = liars_dice_v1.raw_env(render_mode="rgb_array", num_players=3, dice_per_player=2, wild="aces")
     env.reset(seed=2)
     for turn in range(4):
         env.render()
@@ -296,7 +296,7 @@ def _render_after(make_env, roll, actions, monkeypatch):
 
 
 @pytest.mark.parametrize("render_mode", ["rgb_array", "ansi"])
-@pytest.mark.parametrize("module", [liars_dice_v0, liars_dice_match_v0], ids=["round", "match"])
+@pytest.mark.parametrize("module", [liars_dice_v1, liars_dice_match_v0], ids=["round", "match"])
 def test_liars_dice_renders_the_same_whatever_the_other_players_hold(render_mode, module, monkeypatch):
     """At every turn, a world where the other players rolled other dice gives the same frame (pixels and
     texts) or the same text: the dice under the cups, the log of the roll included."""
@@ -326,7 +326,7 @@ def test_liars_dice_renders_the_same_whatever_the_other_players_hold(render_mode
         actions.append(action)
 
 
-@pytest.mark.parametrize("env_id", ["LiarsDice-v0", "LiarsDiceMatch-v0"])
+@pytest.mark.parametrize("env_id", ["LiarsDice-v1", "LiarsDiceMatch-v0"])
 def test_liars_dice_gymnasium_frames_log_only_the_agents_dice(env_id):
     env = gymnasium.make(f"dice_envs/{env_id}", render_mode="rgb_array", dice_per_player=2, wild="aces",
                          opponent="random")
@@ -378,6 +378,6 @@ def test_rgb_array_without_matplotlib_names_the_plot_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if [plot] were not installed
     with pytest.raises(DependencyNotInstalled, match=r"pip install 'dice-envs\[plot\]'"):
-        liars_dice_v0.env(render_mode="rgb_array")
+        liars_dice_v1.env(render_mode="rgb_array")
     with pytest.raises(DependencyNotInstalled, match="plot"):
         gymnasium.make("dice_envs/Pig-v0", render_mode="rgb_array")

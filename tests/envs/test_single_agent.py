@@ -220,8 +220,8 @@ def test_table_agent_is_the_solution():
 def test_every_game_has_a_checked_gymnasium_id(env_id):
     """Every single-agent id is registered with Gymnasium's passive env checker on, and has a
     batched vector entry point."""
-    kwargs = {"ClosestNumber-v0": dict(numbers=6, opponent="random"), "LiarsDice-v0": dict(faces=3),
-              "LiarsDiceMatch-v0": dict(faces=3)}.get(env_id, {})
+    kwargs = {"ClosestNumber": dict(numbers=6, opponent="random"), "LiarsDice": dict(faces=3),
+              "LiarsDiceMatch": dict(faces=3)}.get(env_id.rsplit("-v", 1)[0], {})
     env = gymnasium.make(f"dice_envs/{env_id}", **kwargs)
     assert "PassiveEnvChecker" in str(env)
     assert gymnasium.spec(f"dice_envs/{env_id}").vector_entry_point is not None

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_env_adapter_plays_whole_games_with_masks():
-    env = DiceMultiAgentEnv({"game": "liars_dice_v0", "faces": 3, "wild": True})
+    env = DiceMultiAgentEnv({"game": "liars_dice_v1", "faces": 3, "wild": True})
     rng = np.random.default_rng(0)
     for seed in range(20):
         obs, _ = env.reset(seed=seed)
@@ -36,6 +36,27 @@ def test_env_adapter_plays_whole_games_with_masks():
             if terminateds["__all__"]:
                 break
         assert sorted(totals.values()) == [-1.0, 1.0]  # zero-sum, paid to both seats
+
+
+def test_rllib_s_start_makes_no_illegal_move(capsys, caplog):
+    """Issue 56, item 11: RLlib's env check steps each of a runner's envs (16 each) with an action
+    sampled from the whole action space, often illegal (1 opening move of Liar's Dice in 13 is the
+    call), so RLlib's start printed PettingZoo's "Illegal move made, game terminating" a few
+    times.  The config turns that check off (RLlib's ``disable_env_checking``) and checks the env
+    itself with a legal move, quietly."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from dice_envs.rllib import check_environment
+
+    env = DiceMultiAgentEnv({"game": "zombie_dice_v0"})  # a turn starts with a roll: holding is illegal
+    for _ in range(20):  # RLlib's own check, as each of a runner's envs gets it: illegal half the time
+        check_multiagent_environments(env)
+    assert "Illegal move made" in capsys.readouterr().err + caplog.text
+    caplog.clear()
+    config = ppo_config("liars_dice_v1", {"faces": 3}, num_env_runners=0)
+    check_environment(DiceMultiAgentEnv({"game": "zombie_dice_v0", "variant": "all_yellow", "observation": "compact"}))
+    assert config.disable_env_checking
+    assert "Illegal move" not in capsys.readouterr().err + caplog.text
 
 
 def test_compact_observation_is_the_gym_env_s():
@@ -56,9 +77,9 @@ def test_bad_configurations():
     with pytest.raises(ValueError, match="env_config\\['game'\\]"):
         DiceMultiAgentEnv({"game": "chess"})
     with pytest.raises(ValueError, match="compact"):
-        DiceMultiAgentEnv({"game": "liars_dice_v0", "observation": "compact"})
+        DiceMultiAgentEnv({"game": "liars_dice_v1", "observation": "compact"})
     with pytest.raises(ValueError, match="faces"):
-        ppo_config("liars_dice_v0", {"faces": 9})
+        ppo_config("liars_dice_v1", {"faces": 9})
 
 
 def test_one_iteration_with_two_env_runners_scored_exactly(tmp_path, capsys):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 import dice_envs
-from dice_envs import liars_dice_v0
+from dice_envs import liars_dice_v1
 from dice_envs.core.game import IllegalActionError
 from dice_envs.games.liars_dice.rules import SEED_TREE_SIZES, LiarsDiceGame, seed_game, tree_size
 
@@ -22,20 +22,48 @@ from dice_envs.games.liars_dice.rules import SEED_TREE_SIZES, LiarsDiceGame, see
      dict(num_players=3, dice_per_player=(1, 3, 2), faces=4, wild="aces", starting_player=1)],
 )
 def test_api(kwargs):
-    api_test(liars_dice_v0.env(**kwargs), num_cycles=300)
+    api_test(liars_dice_v1.env(**kwargs), num_cycles=300)
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(num_players=4, dice_per_player=2),
                                     dict(dice_per_player=(1, 2), wild="aces", starting_player=1)])
 def test_seed(kwargs):
-    seed_test(lambda: liars_dice_v0.env(**kwargs), num_cycles=300)
+    seed_test(lambda: liars_dice_v1.env(**kwargs), num_cycles=300)
 
 
 def test_registry_and_module_forms():
-    env = pettingzoo.make("aec", "dice_envs/liars_dice-v0", faces=4, wild=True)
-    assert isinstance(env.unwrapped, liars_dice_v0.raw_env)
+    env = pettingzoo.make("aec", "dice_envs/liars_dice-v1", faces=4, wild=True)
+    assert isinstance(env.unwrapped, liars_dice_v1.raw_env)
     assert env.unwrapped.game.faces == 4 and env.unwrapped.game.wild
-    assert dice_envs.all_environments["liars_dice_v0"] is liars_dice_v0
+    assert dice_envs.all_environments["liars_dice_v1"] is liars_dice_v1
+
+
+def test_version_0_stays_with_its_observation_and_version_1_appends_the_dice_counts():
+    """PettingZoo bumps the version when an observation changes: v1 appends the dice counts, v0
+    (which the models saved by dice_envs 0.1 read) is the same game without them."""
+    from dice_envs import liars_dice_v0
+
+    assert dice_envs.earlier_environments["liars_dice_v0"] is liars_dice_v0
+    kwargs = dict(dice_per_player=(2, 1), faces=4, wild="aces")
+    old = pettingzoo.make("aec", "dice_envs/liars_dice-v0", **kwargs)
+    new = liars_dice_v1.env(**kwargs)
+    api_test(liars_dice_v0.env(**kwargs), num_cycles=100)
+    game = new.unwrapped.game
+    assert old.unwrapped.metadata["name"] == "liars_dice_v0" and new.unwrapped.metadata["name"] == "liars_dice_v1"
+    assert old.observation_space("player_0")["observation"].shape == (game.prefix_size,) == (2 + 4 + 12 + 1,)
+    assert new.observation_space("player_0")["observation"].shape == (game.prefix_size + 2,)
+    old.reset(seed=3)
+    new.reset(seed=3)
+    for agent in new.agent_iter(4):
+        v0, v1 = old.observe(agent)["observation"], new.observe(agent)["observation"]
+        np.testing.assert_array_equal(v0, v1[: game.prefix_size])
+        np.testing.assert_array_equal(v1[game.prefix_size:], [2, 1])
+        action = int(np.flatnonzero(new.observe(agent)["action_mask"])[0])
+        old.step(action)
+        new.step(action)
+    flat = liars_dice_v0.raw_env(observation="flat")
+    flat.reset(seed=0)
+    assert flat.observe("player_0").shape == flat.observation_space("player_0").shape == (2 + 6 + 12 + 1,)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +88,7 @@ def test_registry_and_module_forms():
 )
 def test_bad_arguments_raise_value_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        liars_dice_v0.raw_env(**kwargs)
+        liars_dice_v1.raw_env(**kwargs)
 
 
 def test_action_numbering_follows_the_seed_order():
@@ -73,7 +101,7 @@ def test_action_numbering_follows_the_seed_order():
 
 
 def test_call_only_after_a_bid_and_bids_must_go_up():
-    env = liars_dice_v0.raw_env(faces=3)
+    env = liars_dice_v1.raw_env(faces=3)
     env.reset(seed=0)
     mask = env.observe("player_0")["action_mask"]
     assert mask.tolist() == [1, 1, 1, 1, 1, 1, 0]  # every bid, no call
@@ -89,7 +117,7 @@ def test_call_only_after_a_bid_and_bids_must_go_up():
 
 
 def test_wrapped_env_punishes_illegal_action():
-    env = liars_dice_v0.env()
+    env = liars_dice_v1.env()
     env.reset(seed=0)
     env.step(env.unwrapped.game.call_action)
     assert all(env.terminations.values())
@@ -196,7 +224,7 @@ def _count_true(rolls, quantity, face, faces, wild):
 def test_random_play_follows_the_rules(seed, num_players, dice, same_dice, faces, wild, first):
     dice = dice[0] if same_dice else tuple(dice[:num_players])
     first %= num_players
-    env = liars_dice_v0.raw_env(num_players=num_players, dice_per_player=dice, faces=faces, wild=wild,
+    env = liars_dice_v1.raw_env(num_players=num_players, dice_per_player=dice, faces=faces, wild=wild,
                                 starting_player=first)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -250,13 +278,13 @@ def test_observation_is_the_information_state():
 
 
 def test_render_ansi_and_human(capsys):
-    env = liars_dice_v0.raw_env(render_mode="ansi", faces=3)
+    env = liars_dice_v1.raw_env(render_mode="ansi", faces=3)
     env.reset(seed=3)
     env.step(2)
     env.step(env.game.call_action)
     text = env.render()
     assert "calls bid 1x3" in text and "wins" in text
-    human = liars_dice_v0.raw_env(render_mode="human")
+    human = liars_dice_v1.raw_env(render_mode="human")
     human.reset(seed=3)
     human.step(0)
     assert "player_0: bid 1x1" in capsys.readouterr().out
@@ -266,7 +294,7 @@ def test_env_pickles_and_copies():
     import copy
     import pickle
 
-    env = liars_dice_v0.env(faces=4, wild=True)
+    env = liars_dice_v1.env(faces=4, wild=True)
     env.reset(seed=5)
     env.step(2)
     clone = pickle.loads(pickle.dumps(env))

@@ -15,7 +15,7 @@ from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m")
 
-ID = "dice_envs/LiarsDice-v0"
+ID = "dice_envs/LiarsDice-v1"
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +35,31 @@ def test_check_env(kwargs):
     env = gymnasium.make(ID, **kwargs)
     assert isinstance(env.unwrapped, LiarsDiceEnv)
     check_env(env.unwrapped, skip_render_check=True)
-    assert "LiarsDice-v0" in dice_envs.single_agent_environments
+    assert "LiarsDice-v1" in dice_envs.single_agent_environments
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "batched"])
+def test_version_0_keeps_the_observation_without_the_dice_counts(vector):
+    """``LiarsDice-v0`` (the models trained on it) sees seat, own dice, bids and call; ``-v1``
+    appends the dice counts; Gymnasium says that v0 is out of date."""
+    from dice_envs.agents.liars_dice.gym import LiarsDiceV0Env, LiarsDiceV0VectorEnv
+
+    kwargs = dict(faces=3, dice_per_player=(1, 2), wild="aces", opponent="random")
+    with pytest.warns(DeprecationWarning, match="out of date"):
+        old = (gymnasium.make_vec("dice_envs/LiarsDice-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                                  **kwargs) if vector else gymnasium.make("dice_envs/LiarsDice-v0", **kwargs))
+    new = (gymnasium.make_vec(ID, num_envs=3, vectorization_mode="vector_entry_point", **kwargs) if vector
+           else gymnasium.make(ID, **kwargs))
+    assert isinstance(old.unwrapped if not vector else old, LiarsDiceV0VectorEnv if vector else LiarsDiceV0Env)
+    prefix = LiarsDiceGame(2, (1, 2), 3, "aces").prefix_size
+    space = old.single_observation_space if vector else old.observation_space
+    assert space.shape == (prefix,)
+    (o0, _), (o1, _) = old.reset(seed=4), new.reset(seed=4)
+    assert o0.shape[-1] == prefix and o1.shape[-1] == prefix + 2
+    np.testing.assert_array_equal(o0, o1[..., :prefix])
+    np.testing.assert_array_equal(o1[..., prefix:], np.broadcast_to([1, 2], o1[..., prefix:].shape))
+    if not vector:
+        check_env(old.unwrapped, skip_render_check=True)
 
 
 def uniform_choice(env, rng):

@@ -207,7 +207,7 @@ def test_gymnasium_id_against_the_equilibrium():
 
     import dice_envs  # noqa: F401  (registers the ids)
 
-    env = gymnasium.make("dice_envs/LiarsDiceMatch-v0", dice_per_player=(2, 1), faces=3, wild="aces", seat=1)
+    env = gymnasium.make("dice_envs/LiarsDiceMatch-v1", dice_per_player=(2, 1), faces=3, wild="aces", seat=1)
     check_env(env.unwrapped, skip_render_check=True)
     solution = solve_match(LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces"))
     rng = np.random.default_rng(0)
@@ -225,7 +225,7 @@ def test_gymnasium_id_against_the_equilibrium():
     mean = total / episodes
     assert abs(mean - (-solution.value)) < 4 * np.sqrt(1.0 / episodes)  # seat 1 gets -value
     with pytest.raises(ValueError, match="opponent must be"):
-        gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="nobody", faces=3)
+        gymnasium.make("dice_envs/LiarsDiceMatch-v1", opponent="nobody", faces=3)
 
 
 def test_batched_equilibrium_opponent_gives_the_game_s_value():
@@ -238,7 +238,7 @@ def test_batched_equilibrium_opponent_gives_the_game_s_value():
 
     game = LiarsDiceMatchGame(dice_per_player=(2, 1), faces=3, wild="aces")
     solution = solve_match(game)
-    envs = gymnasium.make_vec("dice_envs/LiarsDiceMatch-v0", num_envs=4000, vectorization_mode="vector_entry_point",
+    envs = gymnasium.make_vec("dice_envs/LiarsDiceMatch-v1", num_envs=4000, vectorization_mode="vector_entry_point",
                               dice_per_player=(2, 1), faces=3, wild="aces", seat=0)
     me = BatchedMatchPolicy(solution.policy())
     rng = np.random.default_rng(1)
@@ -269,3 +269,34 @@ def test_cli_solves_and_scores_the_whole_game(capsys):
     expected = match_exploitability(game, hashed_agent)
     assert report["exploitability"] == pytest.approx(expected["exploitability"], abs=1e-12)
     assert report["opponent"] == "best_response" and report["config"]["dice_per_player"] == [2, 1]
+
+
+def test_the_default_whole_game_is_symmetric_and_ships_its_equilibrium(tmp_path, monkeypatch):
+    """``dice_envs/LiarsDiceMatch-v1``'s default game (two three-sided dice each, aces wild) and
+    ``LiarsDice-v1``'s load every round's equilibrium from the package on first use, whatever
+    the cache holds: nothing is solved.  ``-v0`` keeps its default of two six-sided dice against one."""
+    import os
+
+    import gymnasium
+
+    import dice_envs  # noqa: F401
+    from dice_envs.agents.liars_dice import solver
+
+    def no_solving(*args, **kwargs):
+        raise AssertionError("the default game's equilibrium was solved, not loaded from the package")
+
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path / "empty"))
+    monkeypatch.setattr(solver, "make_solver", no_solving)
+    env = gymnasium.make("dice_envs/LiarsDiceMatch-v1")
+    game = env.unwrapped.game
+    assert (game.dice, game.faces, game.wild_rule) == ((2, 2), 3, "aces")
+    env.reset(seed=0)
+    gymnasium.make("dice_envs/LiarsDice-v1").reset(seed=0)
+    solution = solve_match(game)
+    assert sorted(solution.round_values) == sorted(positions(game))
+    assert abs(solution.value) < 0.1 and solution.error_bound < 1e-3
+    files = os.listdir(solver.SHIPPED_DIR)
+    assert len(files) == 6 and sum(os.path.getsize(os.path.join(solver.SHIPPED_DIR, f)) for f in files) < 1 << 20
+    with pytest.warns(DeprecationWarning, match="out of date"):
+        old = gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="random")
+    assert (old.unwrapped.game.dice, old.unwrapped.game.faces) == ((2, 1), 6)

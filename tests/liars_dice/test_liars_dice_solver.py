@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dice_envs import liars_dice_v0
+from dice_envs import liars_dice_v1
 from dice_envs.agents.liars_dice.solver import CFRSolver, PublicTree, TreePolicy, evaluate, load_cached, solve, tabulate
 from dice_envs.agents.solve import exploitability as generic
 from dice_envs.agents.solve.gambit import efg_text, write_efg
@@ -234,7 +234,7 @@ def test_average_policy_plays_in_the_environment_and_matches_exact_value():
     tree = result.policy.tree
     uniform = tree.uniform()
     exact = evaluate(tree, result.policy, uniform).value_first_player
-    env = liars_dice_v0.raw_env(faces=3, wild=True)
+    env = liars_dice_v1.raw_env(faces=3, wild=True)
     rng = np.random.default_rng(7)
     policies = {"player_0": result.policy, "player_1": uniform}
     n, total, squares = 4000, 0.0, 0.0

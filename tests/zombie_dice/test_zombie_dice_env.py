@@ -115,6 +115,7 @@ def test_rules_invariants_along_random_play(seed, variant):
     state = game.new_initial_state()
     space = zombie_dice_v0.raw_env(num_players=3, variant=variant).observation_space("player_0")["observation"]
     for _ in range(400):
+        assert all(space.contains(state.observation(seat)) for seat in range(3))  # busts and the end too
         if state.is_terminal():
             break
         if state.is_chance_node():
@@ -129,6 +130,16 @@ def test_rules_invariants_along_random_play(seed, variant):
         for seat in range(3):
             assert space.contains(state.observation(seat))
         state = state.apply(int(rng.choice(state.legal_actions())))
+
+
+@pytest.mark.parametrize("variant", ["official", "all_yellow"])
+def test_the_box_is_finite_but_for_the_scores_and_the_turn_s_brains(variant):
+    """Gymnasium's check_env asks for finite bounds: every part the rules bound has one (shotguns
+    at most 5, flags 1, dice counts the dice); scores and turn brains have none."""
+    n = 2
+    space = zombie_dice_v0.raw_env(num_players=n, variant=variant).observation_space("player_0")["observation"]
+    assert np.flatnonzero(np.isinf(space.high)).tolist() == [0, 1, 4 * n]
+    assert space.high[4 * n + 1] == 5 and np.isfinite(space.low).all()
 
 
 def test_cup_runs_out_brains_go_back():

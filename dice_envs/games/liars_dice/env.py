@@ -29,7 +29,7 @@ the equilibrium (CFR+, exploitability) in :mod:`dice_envs.agents.liars_dice.solv
 ### Arguments
 
 ``` python
-liars_dice_v0.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=None,
+liars_dice_v1.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=None,
                   starting_player=0, render_mode=None, max_cycles=None,
     observation="dict")
 ```
@@ -58,7 +58,7 @@ observation is the player's information state, with perfect recall:
 Bids only go up and players bid in turn, so the set of bids made is the whole
 public history (the k-th smallest bid was made by player
 `(starting_player + k) mod n`).  The first four parts are the whole observation
-of v0 in dice_envs 0.1 (the models saved then read them).
+of v0 (`liars_dice_v0`, kept for the models trained on it).
 
 ### Legal Actions Mask
 
@@ -79,19 +79,26 @@ raises `IllegalActionError` (a `ValueError`) naming the legal actions.
 
 ### Version History
 
-* v0: initial release (dice_envs 0.1.0); dice per player, the aces-wild rule, the
-  starting player and the dice counts at the end of the observation added since
+* v1: the dice counts appended to the observation (the first four parts are v0's); dice per
+  player, the aces-wild rule and the starting player (their defaults play v0's game).
+* v0: initial release (dice_envs 0.1.0): the observation is seat, own dice, bids and call
+  (`(n + F + Q * F + 1,)`); kept as `dice_envs.liars_dice_v0` and `dice_envs/liars_dice-v0`,
+  with v1's arguments.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
+import numpy as np
+from gymnasium import spaces
+
+from dice_envs.core.game import GameState
 from dice_envs.core.spiel import SpielGame, none_for_minus_one
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["env", "raw_env", "OPENSPIEL"]
+__all__ = ["env", "raw_env", "env_v0", "raw_env_v0", "observation_v0", "observation_space_v0", "OPENSPIEL"]
 
 
 def env(**kwargs):
@@ -99,10 +106,27 @@ def env(**kwargs):
     return wrap_env(raw_env(**kwargs))
 
 
+def env_v0(**kwargs):
+    """The wrapped environment of version 0 (:class:`raw_env_v0`)."""
+    return wrap_env(raw_env_v0(**kwargs))
+
+
+def observation_v0(state: GameState, seat: int) -> np.ndarray:
+    """``seat``'s observation in version 0 (``state`` a Liar's Dice state): seat, own dice, bids and
+    call (the current observation without the dice counts)."""
+    return state.observation(seat)[: cast(LiarsDiceGame, state.game).prefix_size]
+
+
+def observation_space_v0(game: LiarsDiceGame) -> spaces.Box:
+    """The Box of :func:`observation_v0`."""
+    low, high = game.observation_bounds()
+    return spaces.Box(low[: game.prefix_size], high[: game.prefix_size], dtype=np.float32)
+
+
 class raw_env(RulesCoreEnv):
     """Liar's Dice as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_v0"}
+    metadata = {**RulesCoreEnv.metadata, "name": "liars_dice_v1"}
     game: LiarsDiceGame
 
     def __init__(
@@ -120,6 +144,24 @@ class raw_env(RulesCoreEnv):
         game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
         super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
+
+
+class raw_env_v0(raw_env):
+    """Version 0 of :class:`raw_env`: the same game and arguments, the observation without the
+    dice counts (:func:`observation_v0`), as the models trained on it read it."""
+
+    metadata = {**raw_env.metadata, "name": "liars_dice_v0"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        vector = observation_space_v0(self.game)
+        self._observation_space = vector if self.flat else spaces.Dict(
+            {"observation": vector, "action_mask": self._observation_space["action_mask"]})
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+
+    def observe(self, agent):
+        vector = observation_v0(self.state_, self.agent_name_mapping[agent])
+        return vector if self.flat else {"observation": vector, "action_mask": self.action_mask(agent)}
 
 
 def _spiel_game(p: dict) -> LiarsDiceGame:

@@ -10,7 +10,7 @@
 | Action Shape       | (1,)                                                          |
 | Action Values      | Discrete(2): 0 = hold, 1 = roll                               |
 | Observation Shape  | (4n + 16,) official, (4n + 8,) all yellow                     |
-| Observation Values | [0, inf)                                                      |
+| Observation Values | [0, inf): scores and turn brains; the rest bounded            |
 
 Zombie Dice is a push-your-luck dice game: on your turn you roll three dice,
 keep the brains, suffer the shotguns, and re-roll the footprints until you hold
@@ -52,6 +52,12 @@ seats rotated so that index 0 is the observer:
 | played | n | seats that already had their turn this round |
 | turn | 4 | turn brains, shotguns, has rolled this turn, last round |
 | dice | 4c | per colour (green, yellow, red; or yellow): in the cup, brain dice set aside, shotgun dice set aside, footprint dice to re-roll |
+
+The Box's bounds are finite where the rules bound the value: flags 1, shotguns 5 (two, then a
+roll of three), dice counts the dice of each colour.  Scores and turn brains have no bound (brain
+dice go back in the cup when it runs low, so a turn may roll on for ever), so their upper bound
+is `inf`, which Gymnasium's `check_env` mentions; the scaled and compact observations of
+`dice_envs/ZombieDice-v0` divide them by the goal.
 
 ### Legal Actions Mask
 

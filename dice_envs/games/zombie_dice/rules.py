@@ -114,7 +114,9 @@ class ZombieDiceGame(EncodedObservations, Game):
         high = np.full(self.observation_shape, np.inf, np.float32)
         high[n : 3 * n] = 1  # to-move one-hot, in-play flags
         high[3 * n : 4 * n] = 1  # played-this-round flags
+        high[4 * n + 1] = SHOTGUNS_TO_BUST - 1 + DICE_PER_ROLL  # the most a bust can show
         high[4 * n + 2 : 4 * n + 4] = 1  # rolled, final-round flags
+        # scores and turn brains stay infinite: brain dice go back in the cup, so a turn has no end
         cup = np.array(self.full_cup * 4, np.float32)
         high[4 * n + 4 :] = cup
         return low, high
