@@ -329,21 +329,21 @@ def print_values_table(report: dict) -> None:
     from dice_envs.games.liars_dice.rules import check_wild
 
     table = Table(title="Liar's Dice, one die each: first player's equilibrium value")
-    for column in ("F", "wild", "value", "CFR+", "expl.", "iters", "s", "LP", "published"):
+    for column in ("F", "wild", "value", "CFR+", "expl.", "iters", "LP", "published"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["rows"]:
         published = row.get("openspiel_value")
         table.add_row(
             str(row["faces"]), check_wild(row["wild"]), value_text(row), f"{row['value_first_player']:+.6f}",
-            f"{row['exploitability']:.1e}", str(row["iterations"]), f"{row['seconds']:.2f}",
+            f"{row['exploitability']:.1e}", str(row["iterations"]),
             f"{row['lp_value_first_player']:+.6f}" if "lp_value_first_player" in row else "",
             "" if published is None else "-7/258",
         )
     Console().print(readable(table))
-    print(f"value: the game's value, exact where proven (both best responses to the rounded LP profile meet "
-          f"there), else the digits its certified interval supports;\nCFR+: the value of CFR+'s average policy, "
-          f"at exploitability (NashConv/2) <= {report['target_exploitability']:g}; LP: sequence-form LP;\n"
-          "published: OpenSpiel's liars_dice.")
+    print("value: the game's value, exact where proven (both best responses to the rounded\n"
+          "  LP profile meet there), else the digits its certified interval supports;\n"
+          f"CFR+: the value of CFR+'s average policy, at exploitability <= "
+          f"{report['target_exploitability']:g};\nLP: the sequence-form LP's value; published: OpenSpiel's liars_dice.")
 
 
 def ground_truth_liars_dice(out: str) -> dict:
