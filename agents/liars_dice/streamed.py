@@ -178,6 +178,7 @@ class StreamedTree:
         """The player to act at each public node."""
         return (_popcount(nodes) + self.first) % 2
 
+
 class PolicySource:
     """Where the streamed evaluation gets a policy: ``probabilities(nodes, player)`` returns the
     ``(len(nodes), R_player, num_actions)`` action probabilities of ``player`` holding each of
