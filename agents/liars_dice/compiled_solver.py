@@ -592,10 +592,19 @@ def memory_bytes(game: LiarsDiceGame, regret_dtype=np.float64, average_dtype=np.
     """The peak memory of a :class:`CompiledCFR` solve of ``game``: the regrets and the average
     sums, one row per action of every public node and one column per roll, and at the end the
     average policy in the tree layout (10.5 GiB for two six-sided dice each with the default
-    types: 10.7 GiB measured)."""
-    rows, _ = block_rows(game.num_bids)
+    types: 10.7 GiB measured).  A Python integer, from the sizes alone: a game of hundreds of bids
+    gives a number to refuse, not an overflow."""
+    B = game.num_bids
+    rows = 2 * (2**B - 1)  # block_rows's count: a bid into every node but the root, a call from each
     R = max(len(game.roll_distribution(p)) for p in range(2))
-    return rows * R * (np.dtype(regret_dtype).itemsize + 2 * np.dtype(average_dtype).itemsize)
+    # The walks' scratch (_Buffers): the root's, one per node one bid deep and one per thread.
+    scratch = (1 + B + _default_threads()) * 8 * (B + 2) * R * (4 + 3 * (B + 1))
+    return rows * R * (np.dtype(regret_dtype).itemsize + 2 * np.dtype(average_dtype).itemsize) + scratch + FIXED_BYTES
+
+
+#: The solve's small objects, whatever the game: the round's tables, the history, the compiled
+#: functions' dispatch (measured: up to 0.5 MiB past the arrays on the smallest games).
+FIXED_BYTES = 1 << 20
 
 
 class CompiledCFR:
@@ -619,26 +628,33 @@ class CompiledCFR:
             (:func:`to_tree_layout` gives the numpy solver's).
 
     Raises:
-        ValueError: not two players, a bad dtype or ``threads``, or the stored arrays over the
-            memory limit (:func:`dice_envs.core.resources.check_resources`), checked before anything
-            is allocated.
+        ValueError: not two players, a bad dtype or ``threads``, or the solve over the memory
+            limit (:meth:`estimate_memory`, :func:`dice_envs.core.resources.check_resources`),
+            checked before anything is allocated.
     """
 
     def __init__(self, game: LiarsDiceGame, plus: bool = True, regret_dtype=np.float64, average_dtype=np.float32,
                  threads: Optional[int] = None):
-        self.tables = t = RoundTables(game)
+        if game.num_players != 2:
+            raise ValueError(f"the compiled solver needs num_players=2, got {game.num_players}")
         self.game = game
         self.plus = bool(plus)
         regret_dtype = _check_dtype("regret_dtype", regret_dtype)
         average_dtype = _check_dtype("average_dtype", average_dtype)
-        self.memory_bytes = memory_bytes(game, regret_dtype, average_dtype)
-        check_resources(f"the compiled CFR solver of {game!r} ({t.rows:,} actions of 2**{t.B} public nodes x "
-                        f"{t.R} rolls: {regret_dtype.name} regrets, {average_dtype.name} average sums)",
-                        self.memory_bytes)
+        self.memory_bytes = self.estimate_memory(game, regret_dtype, average_dtype)
+        check_resources(f"the compiled CFR solver of {game!r} (2**{game.num_bids} public nodes x "
+                        f"{max(len(game.roll_distribution(p)) for p in range(2))} rolls: {regret_dtype.name} regrets, "
+                        f"{average_dtype.name} average sums)", self.memory_bytes)
+        self.tables = t = RoundTables(game)
         self._walker = _Walker(t, threads)
         self.regrets = np.zeros((t.rows, t.R), regret_dtype)
         self.sums = np.zeros((t.rows, t.R), average_dtype)
         self.iteration = 0
+
+    @classmethod
+    def estimate_memory(cls, game: LiarsDiceGame, regret_dtype, average_dtype) -> int:
+        """The solve's peak memory in bytes (:func:`memory_bytes`; a subclass adds what it builds)."""
+        return memory_bytes(game, regret_dtype, average_dtype)
 
     @property
     def threads(self) -> int:

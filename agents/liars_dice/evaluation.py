@@ -28,6 +28,7 @@ from dice_envs.agents.liars_dice.learned import InfoStates, LiarsDiceNetworkAgen
 from dice_envs.agents.liars_dice.match_solver import match_exploitability
 from dice_envs.agents.liars_dice.solver import PublicTree
 from dice_envs.agents.liars_dice.streamed import fits_in_memory, streamed_evaluate
+from dice_envs.core.resources import announced
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 from dice_envs.core.validation import check_choice
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, check_wild
@@ -126,9 +127,13 @@ def _streamed(spec, game: LiarsDiceGame) -> dict:
                          f"observations (a saved model, module:function) or 'random'; got {spec!r}")
     if agent.observation_size not in (None, game.prefix_size):
         check_size(agent, int(game.observation_shape[0]), repr(game))
-    ev = streamed_evaluate(game, agent, progress=block_progress(f"scoring {agent.name}"))
-    uniform = ev if agent.kind == "builtin" else streamed_evaluate(
-        game, random_agent(), progress=block_progress("scoring the uniform policy"))
+    builtin = agent.kind == "builtin"  # the uniform policy's own score is the reference: one evaluation, not two
+    ev = streamed_evaluate(game, agent, progress=block_progress(f"scoring {agent.name}"), runs=1 if builtin else 2)
+    if builtin:
+        uniform = ev
+    else:
+        with announced():  # the estimate above covered it
+            uniform = streamed_evaluate(game, random_agent(), progress=block_progress("scoring the uniform policy"))
     return best_response_report(ev.nash_conv, ev.best_response, uniform.exploitability,
                                 "not cached, and too large to solve for a report (the exploitability is streamed "
                                 "over the public tree)")

@@ -176,13 +176,18 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
     """The value of the whole two-player game from its round games' CFR+ equilibria.
 
     Raises:
-        ValueError: more than two players, or a round game too large for the CFR+ solver (it
-            refuses before allocating; two dice each, 352 M information states, needs 10.5 GiB at its peak
-            and takes about half an hour to 1e-3, once: every round is cached).
+        ValueError: more than two players, or a round game too large for the CFR+ solver (every
+            round not cached is checked before the first is solved; two dice each, 352 M information
+            states, needs 10.5 GiB at its peak and takes about half an hour to 1e-3, once: every round
+            is cached).
     """
-    from dice_envs.agents.liars_dice.solver import default_cache_dir, solve
+    from dice_envs.agents.liars_dice.solver import check_solve, default_cache_dir, solve
 
     _check(game)
+    cache_dir = cache_dir or default_cache_dir()
+    for d0, d1, s in positions(game):
+        check_solve(game.round_game((d0, d1), s), target_exploitability, cache_dir=cache_dir,
+                    what=f"solving the whole game of {game.first_round.describe()}: its round of {d0} v {d1} dice")
     values: Dict[Position, float] = {}
     round_values: Dict[Position, Tuple[float, float]] = {}
     errors: Dict[Position, float] = {}
@@ -199,8 +204,7 @@ def solve_match(game: LiarsDiceMatchGame, target_exploitability: float = 1e-4, c
             if not w > lo:
                 raise ValueError(f"at {position}, winning the round is not worth more than losing it ({w} <= {lo})")
             d0, d1, s = position
-            result = solve(game.round_game((d0, d1), s), target_exploitability,
-                           cache_dir=cache_dir or default_cache_dir())
+            result = solve(game.round_game((d0, d1), s), target_exploitability, cache_dir=cache_dir)
             round_values[position] = (result.value_first_player, result.exploitability)
             policies[position] = result.policy
             v = result.value_first_player

@@ -74,6 +74,8 @@ __all__ = [
     "tree_for",
     "SHIPPED_DIR",
     "load_cached_or_shipped",
+    "memory_bytes",
+    "check_solve",
 ]
 
 #: Equilibria shipped with the package, files of the on-disk cache's form (compressed): those the
@@ -88,9 +90,14 @@ MAX_PUBLIC_NODES = 2**25
 
 SOLVER_VERSION = 1
 
-#: Peak memory of a CFR+ solve per (public node, roll): about 25 float64 arrays of the
-#: public tree's shape are live (measured: 130 MB for 2**16 nodes x 10 rolls).
-BYTES_PER_NODE_ROLL = 200
+#: Peak memory of a CFR+ solve per (public node, roll), its public tree included: about 26
+#: float64 arrays of the public tree's shape are live (measured: 207-210 bytes, with a margin).
+BYTES_PER_NODE_ROLL = 256
+
+#: Peak memory of building a :class:`PublicTree` per (public node, roll): seven float64 arrays
+#: of its shape (masks, signs, ``1 / actions``) and the temporaries that build them (measured:
+#: 59-64 bytes, with a margin).
+PUBLIC_TREE_BYTES_PER_STATE = 72
 
 
 class PublicTree:
@@ -128,7 +135,7 @@ class PublicTree:
         self.rolls, self.roll_index, self.prior = self.player_rolls[0], self.player_roll_index[0], self.priors[0]
         self.prior_exact = [q for _, q in dists[0]]
         check_resources(f"the public tree of {game!r} (2**{B} public nodes x {R} rolls)",
-                        BYTES_PER_NODE_ROLL * N * R)
+                        PUBLIC_TREE_BYTES_PER_STATE * N * R)
         if N * R > MAX_PUBLIC_NODES:
             raise ValueError(
                 f"game too large for the public-tree solver: 2**{B} public nodes x {R} rolls "
@@ -495,6 +502,10 @@ class CFRSolver:
     """
 
     def __init__(self, game_or_tree, plus: bool = True):
+        if not isinstance(game_or_tree, PublicTree):
+            game = game_or_tree
+            check_resources(f"solving {game!r} with the in-memory CFR solver (2**{game.num_bids} public nodes x "
+                            f"{state_count(game) // 2**game.num_bids} rolls)", BYTES_PER_NODE_ROLL * state_count(game))
         self.tree = tree = game_or_tree if isinstance(game_or_tree, PublicTree) else PublicTree(game_or_tree)
         self.plus = plus
         shape = (tree.N, tree.R)
@@ -613,6 +624,14 @@ class CompiledCFRSolver(CompiledCFR):
     states) fit in 10.5 GiB.  Same arguments as
     :class:`~dice_envs.agents.liars_dice.compiled_solver.CompiledCFR`."""
 
+    @classmethod
+    def estimate_memory(cls, game: LiarsDiceGame, regret_dtype, average_dtype) -> int:
+        """The compiled solve's arrays and, where it fits, the :class:`PublicTree` its average
+        policy is built on at the end (:func:`tree_for`)."""
+        states = state_count(game)
+        tree = PUBLIC_TREE_BYTES_PER_STATE * states if states <= MAX_PUBLIC_NODES else 0
+        return super().estimate_memory(game, regret_dtype, average_dtype) + tree
+
     @functools.cached_property
     def tree(self):
         """:func:`tree_for` the game: the policies' tree."""
@@ -634,16 +653,43 @@ COMPILED_FROM_STATES = 2**22
 ENGINES = ("auto", "numpy", "compiled")
 
 
+def _engine(game: LiarsDiceGame, engine: str) -> str:
+    check_choice("engine", engine, ENGINES)
+    if engine == "auto":
+        return "compiled" if state_count(game) >= COMPILED_FROM_STATES else "numpy"
+    return engine
+
+
 def make_solver(game: LiarsDiceGame, algorithm: str = "cfr+", engine: str = "auto", threads: Optional[int] = None):
     """A :class:`CFRSolver` or a :class:`CompiledCFRSolver` for ``game`` (``engine``: ``"auto"``
     picks the compiled one from :data:`COMPILED_FROM_STATES` up)."""
-    check_choice("engine", engine, ENGINES)
     plus = algorithm == "cfr+"
-    if engine == "auto":
-        engine = "compiled" if state_count(game) >= COMPILED_FROM_STATES else "numpy"
+    engine = _engine(game, engine)
     if engine == "compiled":
         return CompiledCFRSolver(game, plus=plus, threads=threads)
     return CFRSolver(game, plus=plus)
+
+
+def memory_bytes(game: LiarsDiceGame, engine: str = "auto") -> int:
+    """The peak memory of :func:`solve` on ``game`` with ``engine`` in bytes: the estimate its
+    solver checks before allocating anything (a Python integer)."""
+    if game.num_players != 2:
+        raise ValueError(f"the public-tree solver needs num_players=2, got {game.num_players}")
+    if _engine(game, engine) == "compiled":
+        return CompiledCFRSolver.estimate_memory(game, np.dtype(np.float64), np.dtype(np.float32))
+    return BYTES_PER_NODE_ROLL * state_count(game)
+
+
+def check_solve(game: LiarsDiceGame, target_exploitability: float = 1e-4, algorithm: str = "cfr+",
+                max_iterations: int = 100_000, cache_dir: Optional[str] = None, engine: str = "auto",
+                what: Optional[str] = None) -> None:
+    """Refuse, before anything runs, a :func:`solve` whose memory (:func:`memory_bytes`) is over the
+    limit, unless ``cache_dir`` holds its result: what a caller that solves several games
+    checks of each before it solves the first.  ``what`` names the request in the refusal."""
+    if cache_dir is not None and os.path.exists(_cache_path(game, target_exploitability, algorithm, max_iterations,
+                                                            cache_dir)):
+        return
+    check_resources(what or f"solving {game!r}", memory_bytes(game, engine))
 
 
 @dataclass
@@ -828,7 +874,7 @@ def _check_run_time(solver, history, target: float, algorithm: str, max_iteratio
     if first or (limit is not None and seconds > limit):
         check_resources(f"solving {solver.game!r} to an exploitability of {target:g} with {algorithm} (about "
                         f"{needed:,.0f} iterations, predicted at iteration {T} from the convergence so far)",
-                        solver.memory_bytes, seconds)
+                        solver.memory_bytes, seconds, clock="cpu per thread")
     return (T, needed, seconds)
 
 

@@ -24,8 +24,13 @@ Split the bids into the ``L`` lowest and the ``H = B - L`` highest.  A public no
 A best response takes, at each of its own nodes, the best of the call and of every bid, so
 the maximum can be taken over the call and high bids in the block and over the low bids
 afterwards; the same split holds for the sums of the other player's nodes and of the
-profile's value.  Memory is a few ``(2 ** H, R)`` arrays and one block of observations;
-time is dominated by asking the policy once per information state.
+profile's value.  Memory is a few ``(2 ** L, R)`` arrays held throughout (the low tree's), a
+few ``(2 ** H, R)`` arrays (one block's) and one batch of the policy's answers
+(:func:`memory_bytes`, checked before anything is allocated); time is dominated by asking the
+policy once per information state.  The first block is evaluated before the others, and the
+whole evaluation's CPU time estimated from it (CPU time, not wall-clock time: what else the
+machine runs does not change it): announced when long, refused over the time limit
+(:func:`dice_envs.core.resources.check_resources`).
 
 Policies come as a :class:`PolicySource`: :class:`AgentSource` asks an agent over
 observations (``fn(observations, masks)``, a ``.pt`` or SB3 network, a table;
@@ -35,6 +40,7 @@ observations (``fn(observations, masks)``, a ``.pt`` or SB3 network, a table;
 
 from __future__ import annotations
 
+import time
 from typing import Callable, List, Optional
 
 import numpy as np
@@ -42,10 +48,11 @@ import numpy as np
 from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.liars_dice.compiled_solver import state_count
 from dice_envs.agents.liars_dice.solver import Evaluation
-from dice_envs.core.resources import check_resources
+from dice_envs.core.resources import announced, check_resources
+from dice_envs.core.validation import check_int
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "fits_in_memory",
+__all__ = ["AgentSource", "PolicySource", "StreamedTree", "TreePolicySource", "fits_in_memory", "memory_bytes",
            "streamed_best_responses", "streamed_evaluate", "DEFAULT_BLOCK_BITS", "IN_MEMORY_STATES"]
 
 #: High bids per block: ``2 ** 16`` public nodes.
@@ -61,6 +68,45 @@ ASK_BATCH = 1 << 15
 #: (:func:`dice_envs.agents.liars_dice.solver.evaluate`); larger games are streamed here.  One die
 #: against two is 5.5 M; two dice each 352 M.
 IN_MEMORY_STATES = 1 << 24
+
+
+#: Bytes per (public node, roll) of the low tree's arrays, held throughout: each player's policy
+#: (its bids and calls), reach and best-response values, and the profile's value (float64), with
+#: the temporaries of the bottom-up pass.
+LOW_BYTES_PER_STATE = 12 * 8
+
+#: Bytes per (public node, roll) of one block's arrays: each player's policy and reach, the call
+#: values, the best responses' and the profile's values and their temporaries (float64).
+BLOCK_BYTES_PER_STATE = 14 * 8
+
+#: The time estimate's margin over the first block's pace (measured in wall-clock time: the
+#: evaluation takes 0.75 to 1.25 times the first block's pace; 0.6 with blocks so small that a
+#: block's fixed costs dominate).
+TIME_MARGIN = 1.15
+
+#: Bytes per public node of the node indices, players and bids of the low tree and of a block.
+BYTES_PER_NODE = 6 * 8
+
+
+def batch_nodes(tree: "StreamedTree") -> int:
+    """Public nodes whose information states the policy is asked for at once: :data:`ASK_BATCH`
+    rows, or the larger of the low tree and a block if smaller."""
+    return max(1, min(ASK_BATCH // max(tree.R), 1 << max(tree.L, tree.H)))
+
+
+def memory_bytes(tree: "StreamedTree", source: Optional["PolicySource"] = None, best_actions: bool = False) -> int:
+    """The peak memory of :func:`streamed_evaluate` on ``tree`` with ``source`` (a Python integer):
+    the low tree's arrays (held throughout), one block's, one batch of the policy's answers
+    (``(nodes, R, actions)`` float64) and what ``source`` needs to give them
+    (:meth:`PolicySource.batch_bytes`), and with ``best_actions`` the best responses' actions
+    (one byte per information state)."""
+    R = max(tree.R)
+    low = (1 << tree.L) * (LOW_BYTES_PER_STATE * R + BYTES_PER_NODE)
+    block = (1 << tree.H) * (BLOCK_BYTES_PER_STATE * R + BYTES_PER_NODE)
+    answers = 8 * batch_nodes(tree) * R * tree.game.num_actions
+    asking = 0 if source is None else source.batch_bytes(tree)
+    actions = 2**tree.B * sum(tree.R) if best_actions else 0
+    return low + block + answers + asking + actions
 
 
 def fits_in_memory(game: LiarsDiceGame) -> bool:
@@ -132,12 +178,6 @@ class StreamedTree:
         """The player to act at each public node."""
         return (_popcount(nodes) + self.first) % 2
 
-    def block_bytes(self) -> int:
-        """Peak memory of one block's arrays (float64 values and reaches, and the policy's
-        answers), without the source's own (observations: :meth:`AgentSource.block_bytes`)."""
-        n, R, A = 1 << self.H, max(self.R), self.game.num_actions
-        return 8 * n * (16 * R + 2 * R * A)
-
 
 class PolicySource:
     """Where the streamed evaluation gets a policy: ``probabilities(nodes, player)`` returns the
@@ -147,7 +187,8 @@ class PolicySource:
     def probabilities(self, nodes: np.ndarray, player: int) -> np.ndarray:
         raise NotImplementedError
 
-    def block_bytes(self, tree: StreamedTree) -> int:
+    def batch_bytes(self, tree: StreamedTree) -> int:
+        """Peak memory of answering one batch of :func:`batch_nodes` nodes, besides the answers."""
         return 0
 
 
@@ -181,9 +222,12 @@ class AgentSource(PolicySource):
         size = getattr(agent, "observation_size", None)
         self.width = game.prefix_size if size == game.prefix_size else game.observation_shape[0]
 
-    def block_bytes(self, tree):
-        rows = (1 << tree.H) * max(tree.R)
-        return rows * (4 * self.game.observation_shape[0] * 2 + 8 * self.game.num_actions * 3)
+    def batch_bytes(self, tree):
+        """The observations (float32) and masks of a batch, the agent's answers and their checks
+        (:func:`dice_envs.agents.evaluate.contract.ask_agent`), and the bids' bits."""
+        nodes = batch_nodes(tree)
+        rows = nodes * max(tree.R)
+        return rows * (4 * self.game.observation_shape[0] + 3 * 8 * self.game.num_actions) + 8 * nodes * tree.B
 
     def observations(self, nodes: np.ndarray, player: int):
         """``(observations, masks)`` of ``player`` at ``nodes``, one row per (node, roll)."""
@@ -235,17 +279,21 @@ class _Sweep:
         # own_call[p][s]: p's probability of calling at s (1 where the other player acts).
         self.own_edge = [np.ones((n, tree.R[p])) for p in (0, 1)]
         self.own_call = [np.ones((n, tree.R[p])) for p in (0, 1)]
+        step = batch_nodes(tree)
         for p in (0, 1):
-            rows = np.flatnonzero(self.acting == p)
-            if not len(rows):
-                continue
-            probs = source.probabilities(self.nodes[rows], p)  # (k, R_p, A)
-            self.own_call[p][rows] = probs[:, :, A - 1]
-            # The bid into child c = s | 1 << k (k above s's high bit) is action k + shift.
-            for k in range(bits):
-                lo = 1 << k
-                parents = rows[rows < lo]
-                self.own_edge[p][parents + lo] = probs[: len(parents), :, k + shift]
+            acting = np.flatnonzero(self.acting == p)
+            for start in range(0, len(acting), step):  # a batch of nodes at a time: the answers stay small
+                rows = acting[start : start + step]
+                probs = source.probabilities(self.nodes[rows], p)  # (k, R_p, A)
+                self.own_call[p][rows] = probs[:, :, A - 1]
+                # The bid into child c = s | 1 << k (k above s's high bit) is action k + shift; the
+                # rows are increasing, so the parents of children by bid k are a prefix of them.
+                for k in range(bits):
+                    lo = 1 << k
+                    parents = rows[rows < lo]
+                    if not len(parents):
+                        continue
+                    self.own_edge[p][parents + lo] = probs[: len(parents), :, k + shift]
 
 
 def streamed_best_responses(game: LiarsDiceGame, source, block_bits: Optional[int] = None,
@@ -255,20 +303,34 @@ def streamed_best_responses(game: LiarsDiceGame, source, block_bits: Optional[in
     (int8, ``(2 ** B, R_q)``) is player ``q``'s best action at public node ``m`` holding its
     roll ``r``, wherever ``q`` is to act (-1 elsewhere): a deterministic best response to
     ``source``, which Monte Carlo play can check (one byte per information state: 352 MB per
-    player with two six-sided dice each, checked against the memory limit)."""
+    player with two six-sided dice each, checked against the memory limit with the evaluation's
+    own arrays, before any is allocated)."""
     tree = StreamedTree(game, block_bits)
+    source = _as_source(source, game, tree)
     check_resources(f"the best responses of {game!r} (one byte per information state)",
-                    2**tree.B * sum(tree.R))
+                    memory_bytes(tree, source, best_actions=True))
     actions = [np.full((2**tree.B, tree.R[q]), -1, np.int8) for q in (0, 1)]
     return streamed_evaluate(game, source, block_bits, progress, tree, actions), actions
 
 
+def _as_source(source, game: LiarsDiceGame, tree: StreamedTree) -> PolicySource:
+    if isinstance(source, PolicySource):
+        return source
+    return TreePolicySource(source) if hasattr(source, "edge") else AgentSource(source, game, tree)
+
+
 def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = None,
                       progress: Optional[Callable[[int, int], None]] = None,
-                      tree: Optional[StreamedTree] = None, best_actions: Optional[list] = None) -> Evaluation:
+                      tree: Optional[StreamedTree] = None, best_actions: Optional[list] = None,
+                      runs: int = 1) -> Evaluation:
     """The exact value, best responses, NashConv and exploitability of the policy ``source``
     plays in both seats (as :func:`dice_envs.agents.liars_dice.solver.evaluate`), holding
-    one block of ``2 ** block_bits`` public nodes at a time.
+    the low tree and one block of ``2 ** block_bits`` public nodes at a time.
+
+    The peak memory (:func:`memory_bytes`) is checked before anything is allocated; the CPU
+    time is estimated from the first block (the policy's own speed included) before the others
+    run: a long evaluation is announced (a
+    :class:`~dice_envs.core.resources.LongRunWarning`), one over the time limit refused.
 
     Args:
         game: a two-player :class:`~dice_envs.games.liars_dice.rules.LiarsDiceGame`.
@@ -279,29 +341,32 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
         tree: the :class:`StreamedTree` to use (made from ``game`` and ``block_bits`` if None;
             one with negated payoffs gives the responses that try to lose).
         best_actions: filled with the best responses' actions (see :func:`streamed_best_responses`).
+        runs: evaluations of this size the caller makes in a row, this one first: the time
+            estimate covers them all (a later one runs inside
+            :func:`dice_envs.core.resources.announced`).
 
     Raises:
-        ValueError: a game that is not two-player, a block over the memory limit, or a policy
-            whose answers fail the agent contract.
+        ValueError: a game that is not two-player, an evaluation over the memory or time limit,
+            or a policy whose answers fail the agent contract.
     """
+    runs = check_int("runs", runs, 1)
+    started = time.process_time()
     tree = StreamedTree(game, block_bits) if tree is None else tree
-    if not isinstance(source, PolicySource):
-        source = TreePolicySource(source) if hasattr(source, "edge") else AgentSource(source, game, tree)
-    check_resources(f"the streamed evaluation of {game!r} (blocks of 2**{tree.H} public nodes)",
-                    tree.block_bytes() + source.block_bytes(tree))
+    source = _as_source(source, game, tree)
+    what = (f"{'the streamed evaluation' if runs == 1 else f'{runs} streamed evaluations'} of {game!r} (2**{tree.B} "
+            f"public nodes, in blocks of 2**{tree.H})")
+    memory = memory_bytes(tree, source, best_actions is not None)
+    check_resources(what, memory)
     L, H = tree.L, tree.H
-    # 1. The low tree (a public tree of the L lowest bids), top-down: each player's reach.
-    low = _Sweep(tree, source, 0, 0, L)
-    low_reach = [_top_down(tree.priors[p], low.own_edge[p], L) for p in (0, 1)]
+    blocks = 1 << L
     # Per root: each best response's value (q = 0, 1) and player 0's value of the profile,
     # of the call and the high bids (filled by the blocks).
-    part_br = [np.zeros((1 << L, tree.R[q])) for q in (0, 1)]
-    part_ev = np.zeros((1 << L, tree.R[0]))
-    # 2. Every block.
-    blocks = 1 << L
-    for m_lo in range(blocks):
+    part_br = [np.zeros((blocks, tree.R[q])) for q in (0, 1)]
+    part_ev = np.zeros((blocks, tree.R[0]))
+
+    def run_block(m_lo: int, root_reach: list) -> None:
         block = _Sweep(tree, source, m_lo, L, H)
-        reach = [_top_down(low_reach[p][m_lo], block.own_edge[p], H) for p in (0, 1)]
+        reach = [_top_down(root_reach[p], block.own_edge[p], H) for p in (0, 1)]
         for q in (0, 1):
             br, ev = _block_values(tree, block, reach, q, None if best_actions is None else best_actions[q])
             part_br[q][m_lo] = br
@@ -309,7 +374,29 @@ def streamed_evaluate(game: LiarsDiceGame, source, block_bits: Optional[int] = N
                 part_ev[m_lo] = ev
         if progress is not None:
             progress(m_lo + 1, blocks)
-    # 3. The low tree, bottom-up: the roots' low bids.
+
+    # 1. The first block, whose root is the game's (the players' reach there is their priors),
+    # timed: the rest is estimated from it (the low tree asks the policy at 2**L nodes, about
+    # 2**(L - H) blocks' worth).
+    source.probabilities(np.zeros(1, np.int64), tree.first)  # a first call may load code (a network's): not in the pace
+    t0 = time.process_time()
+    run_block(0, tree.priors)
+    total = runs * (blocks + blocks / (1 << H))  # in blocks' worth
+    if blocks > 1:
+        check_resources(what, memory, (t0 - started) + TIME_MARGIN * (time.process_time() - t0) * total, clock="cpu")
+    # 2. The low tree (a public tree of the L lowest bids), top-down: each player's reach.
+    low = _Sweep(tree, source, 0, 0, L)
+    low_reach = [_top_down(tree.priors[p], low.own_edge[p], L) for p in (0, 1)]
+    # 3. Every other block; the estimate is made again from the blocks done whenever they double
+    # (refused over the limit, not announced again).
+    for m_lo in range(1, blocks):
+        run_block(m_lo, [low_reach[0][m_lo], low_reach[1][m_lo]])
+        done = m_lo + 1 + blocks / (1 << H)
+        if m_lo & (m_lo + 1) == 0 and m_lo + 1 < blocks:
+            with announced():
+                check_resources(what, memory, (t0 - started) + TIME_MARGIN * (time.process_time() - t0) / done * total,
+                                clock="cpu")
+    # 4. The low tree, bottom-up: the roots' low bids.
     br_values = []
     for q in (0, 1):
         v = part_br[q]

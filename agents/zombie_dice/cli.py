@@ -71,21 +71,22 @@ def ayzd_report(goal: int = 13, score_cap=None, stop_when_won: bool = True) -> d
     """Solve AYZD and score the four human-playable policies exactly (the paper's table)."""
     from dice_envs.agents.zombie_dice import ayzd_solver as ayzd
     from dice_envs.agents.zombie_dice.policies import HUMAN_POLICIES, PUBLISHED_DIFFERENCES
-    from dice_envs.core.resources import check_resources
+    from dice_envs.core.resources import announced, check_resources
 
     cap = ayzd.check_score_cap(score_cap, goal)
     # The solve and 8 evaluations (two per human policy), each with its policy table.
     cells = 2 * cap * cap * (1 + 3 * cap)
     check_resources(f"solve ayzd --goal {goal} (a {cap} x {cap} score grid, solved and evaluated 9 times)",
                     9 * 8 * cells, 9 * 0.5e-6 * cells)
-    solution = ayzd.solve(goal, score_cap, stop_when_won=stop_when_won)
-    optimal = solution.as_policy()
-    policies = {}
-    for name, policy in HUMAN_POLICIES.items():
-        result = ayzd.head_to_head(policy, optimal, goal, solution.score_cap, stop_when_won).as_dict()
-        if goal == 13:
-            result["published_difference"] = PUBLISHED_DIFFERENCES[name]
-        policies[name] = result
+    with announced():  # the parts check their own limits; the whole was announced above
+        solution = ayzd.solve(goal, score_cap, stop_when_won=stop_when_won)
+        optimal = solution.as_policy()
+        policies = {}
+        for name, policy in HUMAN_POLICIES.items():
+            result = ayzd.head_to_head(policy, optimal, goal, solution.score_cap, stop_when_won).as_dict()
+            if goal == 13:
+                result["published_difference"] = PUBLISHED_DIFFERENCES[name]
+            policies[name] = result
     return {
         "game": "all_yellow_zombie_dice",
         "goal": goal,
@@ -148,23 +149,29 @@ def zombie_dice_report(goal: int = 13, score_cap=None, fresh: bool = False, cap_
 
     from dice_envs.agents.zombie_dice import solver as zds
     from dice_envs.agents.zombie_dice.policies import PUBLISHED_DIFFERENCES
-    from dice_envs.core.resources import check_resources
+    from dice_envs.core.resources import announced, check_resources
 
     cap = zds.check_score_cap(score_cap, goal)
     memory, seconds, chain_seconds = zds._estimate(cap, goal)
-    check_resources(f"solve zombie-dice --goal {goal} (score cap {cap}: solved, then 26 exact evaluations)",
-                    memory, chain_seconds + seconds * (1 + EVALUATIONS_PER_SOLVE))
+    cache_dir = zds.solver_cache.default_cache_dir()
+    cached = not fresh and os.path.exists(zds.solver_cache.cache_path("zombie_dice", zds._cache_key(goal, cap),
+                                                                      cache_dir))
+    # One estimate for the command: the solve only where it will run (a cached solution is loaded).
+    check_resources(f"solve zombie-dice --goal {goal} (score cap {cap}: {'read from the cache' if cached else 'solved'}, "
+                    f"then 26 exact evaluations)", memory,
+                    chain_seconds + seconds * (EVALUATIONS_PER_SOLVE + (0 if cached else 1)))
     shared = zds.TurnOutcomes(zds.dice_chain())  # the turns followed, shared by every evaluation
-    if fresh:
-        solution = zds.solve(goal, cap)
-        zds.store_cached(solution, zds.solver_cache.default_cache_dir())
-    else:  # a cached solution is re-evaluated exactly before it is reported (verify)
-        solution = zds.solved(goal, cap, verify=True, outcomes=shared)
-    t0 = time.perf_counter()
-    standard = zds.standard_policies(goal)  # the same objects under both readings: their turns are shared
-    policies = zds.differences(solution, standard, stop_when_won=stop_when_won, outcomes=shared)
-    human = {name: standard[name] for name in zds.REFERENCE_POLICIES}
-    other = zds.differences(solution, human, stop_when_won=not stop_when_won, outcomes=shared)
+    with announced():  # the solve and the evaluations check their own limits; the whole was announced above
+        if fresh:
+            solution = zds.solve(goal, cap)
+            zds.store_cached(solution, cache_dir)
+        else:  # a cached solution is re-evaluated exactly before it is reported (verify)
+            solution = zds.solved(goal, cap, cache_dir=cache_dir, verify=True, outcomes=shared)
+        t0 = time.perf_counter()
+        standard = zds.standard_policies(goal)  # the same objects under both readings: their turns are shared
+        policies = zds.differences(solution, standard, stop_when_won=stop_when_won, outcomes=shared)
+        human = {name: standard[name] for name in zds.REFERENCE_POLICIES}
+        other = zds.differences(solution, human, stop_when_won=not stop_when_won, outcomes=shared)
     for name in zds.REFERENCE_POLICIES:
         policies[name][f"difference_{READINGS[stop_when_won]}"] = policies[name]["difference"]
         policies[name][f"difference_{READINGS[not stop_when_won]}"] = other[name]["difference"]

@@ -6,7 +6,9 @@ writer calls :func:`check_disk` with the size it will write.  A request over a l
 is refused with a ``ValueError`` (a :class:`ResourceLimitError`) that names the
 request, the estimate, the limit and how to raise it, so nothing is allocated or
 written; a request within the limits that will take more than half a minute is
-announced (a :class:`LongRunWarning`), so no hour goes by unannounced.
+announced (a :class:`LongRunWarning`, one line naming the estimate and its clock: wall-clock
+time, CPU time, or CPU time per thread), so no hour goes by unannounced.  A command announces its work
+once: the parts it runs are checked against the limits inside :func:`announced`, silently.
 
 The limits:
 
@@ -18,22 +20,30 @@ time        ``DICE_ENVS_MAX_SECONDS``   ``--max-seconds``  3600 (one hour)
 disk        ``DICE_ENVS_MAX_DISK``      ``--max-disk``     10 GiB, and never more than is free
 ==========  ==========================  =================  =============================
 
-Sizes take a unit (``"500M"``, ``"16G"``, ``"2GiB"``) or are bytes; ``"0"`` or
-``"none"`` turns a limit off (except the free-disk check).  The memory estimates
-come from the solvers' peak resident memory measured at a few sizes and fitted with a
-margin; they err on the side of refusing.
+Under an address-space limit (``ulimit -v``) the memory limit is at most the address space the
+process may still map.  Sizes take a unit (``"500M"``, ``"16G"``, ``"2GiB"``) or are bytes; ``"0"`` or
+``"none"`` turns a limit off (except the free-disk check and the address space).  An
+estimate covers everything the work allocates, from the sizes of its arrays, with coefficients
+fitted to measured peaks with a margin: it errs on the side of refusing.  Estimates are Python
+integers or floats, which do not overflow; one that is not a finite non-negative number is
+refused.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import math
 import os
 import re
 import shutil
+import sys
+import types
 import warnings
-from typing import Optional
+from typing import Iterator, Optional
 
-__all__ = ["ResourceLimitError", "LongRunWarning", "check_resources", "check_network", "check_disk", "memory_limit", "seconds_limit", "disk_limit",
-           "parse_size", "format_size"]
+__all__ = ["ResourceLimitError", "LongRunWarning", "announced", "check_resources", "check_network", "check_disk",
+           "memory_limit", "seconds_limit", "disk_limit", "parse_size", "format_size"]
 
 GiB = 1 << 30
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -45,7 +55,24 @@ class ResourceLimitError(ValueError):
 
 
 class LongRunWarning(UserWarning):
-    """A request within the limits that will take more than :data:`ANNOUNCE_SECONDS`."""
+    """A request within the limits that will take more than :data:`ANNOUNCE_SECONDS`.
+
+    It is shown as one line, ``file:line: LongRunWarning: message``, where ``file:line`` is the
+    caller's code that asked for the work (the first frame outside ``dice_envs``), without the
+    source line under it."""
+
+
+_format_warning = warnings.formatwarning
+
+
+def _one_line(message, category, filename, lineno, line=None):
+    """:func:`warnings.formatwarning`, with :class:`LongRunWarning` on one line."""
+    if isinstance(category, type) and issubclass(category, LongRunWarning):
+        return f"{filename}:{lineno}: {category.__name__}: {message}\n"
+    return _format_warning(message, category, filename, lineno, line)
+
+
+warnings.formatwarning = _one_line
 
 
 #: Requests estimated to take longer than this are announced (a :class:`LongRunWarning`).
@@ -64,6 +91,10 @@ def parse_size(text: str, name: str = "size") -> Optional[int]:
 
 
 def format_size(n: float) -> str:
+    """``"1.5 GiB"``, ``"12.0 MiB"``, ``"3.0 KiB"`` or ``"512 bytes"`` (up to ``"1.0e+09 TiB"``)."""
+    if n >= 1 << 40:
+        tib = n / (1 << 40)
+        return f"{tib:.1f} TiB" if tib < 10_000 else f"{tib:.1e} TiB"
     for unit, size in (("GiB", GiB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
@@ -77,13 +108,39 @@ def _physical_memory() -> Optional[int]:
         return None
 
 
-def memory_limit() -> Optional[int]:
-    """The memory limit in bytes (None: no limit)."""
+def _address_space_left() -> Optional[int]:
+    """Bytes of address space this process may still map under ``ulimit -v`` (None: no such limit)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        return None
+    return max(0, soft - used)
+
+
+def _memory_limit() -> tuple:
+    """``(limit in bytes or None, where it comes from)``."""
     text = os.environ.get("DICE_ENVS_MAX_MEMORY")
     if text is not None:
-        return parse_size(text, "DICE_ENVS_MAX_MEMORY")
-    ram = _physical_memory()
-    return min(8 * GiB, ram // 2) if ram else 8 * GiB
+        limit, source = parse_size(text, "DICE_ENVS_MAX_MEMORY"), "set"
+    else:
+        ram = _physical_memory()
+        limit, source = (min(8 * GiB, ram // 2) if ram else 8 * GiB), "default"
+    left = _address_space_left()
+    if left is not None and (limit is None or left < limit):
+        return left, "address space"
+    return limit, source
+
+
+def memory_limit() -> Optional[int]:
+    """The memory limit in bytes (None: no limit): ``DICE_ENVS_MAX_MEMORY``, or 8 GiB (half the
+    RAM if less), and at most the address space left under ``ulimit -v``."""
+    return _memory_limit()[0]
 
 
 def seconds_limit() -> Optional[float]:
@@ -111,27 +168,87 @@ def format_duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     if seconds < 3 * 3600:
         return f"{seconds / 60:.0f} minutes"
-    return f"{seconds / 3600:.1f} hours"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:.1f} hours"
+    if seconds < 3 * 365 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    return f"{seconds / (365 * 86400):.2g} years"
 
 
-def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = None) -> None:
+#: Set inside :func:`announced`: the work being checked is part of a request already announced.
+_ANNOUNCED: contextvars.ContextVar[bool] = contextvars.ContextVar("dice_envs_announced", default=False)
+
+
+@contextlib.contextmanager
+def announced() -> Iterator[None]:
+    """Run the parts of a request whose whole the caller has already checked and announced:
+    inside, :func:`check_resources` still refuses a part over a limit, but does not announce it,
+    so a command prints one estimate."""
+    token = _ANNOUNCED.set(True)
+    try:
+        yield
+    finally:
+        _ANNOUNCED.reset(token)
+
+
+#: What each clock of an estimate is called in its announcement.
+CLOCKS = {"wall": "wall-clock time", "cpu": "CPU time", "cpu per thread": "CPU time per thread"}
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside ``dice_envs`` (the code that asked for the work)."""
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "dice_envs":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def check_resources(what: str, memory_bytes: float, seconds: Optional[float] = None, clock: str = "wall") -> None:
     """Refuse ``what`` (e.g. ``"solve ayzd --goal 100 (a 400 x 400 score grid)"``) if its
-    estimated peak memory or time is over the limit."""
-    limit = memory_limit()
-    if limit is not None and memory_bytes > limit:
+    estimated peak memory or time is over the limit; announce it (a :class:`LongRunWarning`)
+    if it will take more than :data:`ANNOUNCE_SECONDS`, unless inside :func:`announced`.
+
+    Args:
+        what: the request, as the user would recognise it.
+        memory_bytes: its estimated peak memory, a Python int or float (computed without
+            fixed-width integers, which overflow).
+        seconds: its estimated time, if known.
+        clock: what ``seconds`` measures: ``"wall"`` (wall-clock time), ``"cpu"`` (the process's
+            CPU time, whatever else the machine runs) or ``"cpu per thread"`` (CPU time shared
+            among the work's threads: the wall-clock time on an idle machine).
+
+    Raises:
+        ResourceLimitError: over a limit, or an estimate that is not a finite non-negative number.
+    """
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+    try:
+        memory = float(memory_bytes)
+        time_ok = seconds is None or (math.isfinite(float(seconds)) and seconds >= 0)
+    except OverflowError:  # a Python integer past the floats: no machine has that memory
+        raise ResourceLimitError(f"{what} needs about 2**{int(memory_bytes).bit_length()} bytes of memory, beyond "
+                                 f"any limit; ask for a smaller game") from None
+    if not (math.isfinite(memory) and memory >= 0 and time_ok):
+        raise ResourceLimitError(f"{what}: its estimated memory ({memory_bytes!r}) or time ({seconds!r}) is not a "
+                                 f"finite non-negative number, so it cannot be checked against the limits; refused")
+    limit, source = _memory_limit()
+    if limit is not None and memory > limit:
+        how = (" (the address space this process may still map under ulimit -v); raise that limit, or ask for a "
+               "smaller game" if source == "address space" else
+               "; raise it with --max-memory SIZE or DICE_ENVS_MAX_MEMORY=SIZE (e.g. 16G), or ask for a smaller game")
         raise ResourceLimitError(
-            f"{what} needs about {format_size(memory_bytes)} of memory, over the limit of {format_size(limit)}; "
-            f"raise it with --max-memory SIZE or DICE_ENVS_MAX_MEMORY=SIZE (e.g. 16G), or ask for a smaller game"
-        )
+            f"{what} needs about {format_size(memory)} of memory, over the limit of {format_size(limit)}{how}")
     limit_s = seconds_limit()
     if seconds is not None and limit_s is not None and seconds > limit_s:
         raise ResourceLimitError(
-            f"{what} would take about {format_duration(seconds)}, over the limit of {format_duration(limit_s)}; "
-            f"raise it with --max-seconds S or DICE_ENVS_MAX_SECONDS=S (or 'none'), or ask for a smaller game"
+            f"{what} would take about {format_duration(seconds)} of {CLOCKS[clock]}, over the limit of "
+            f"{format_duration(limit_s)}; raise it with --max-seconds S or DICE_ENVS_MAX_SECONDS=S (or 'none'), or "
+            f"ask for a smaller game"
         )
-    if seconds is not None and seconds > ANNOUNCE_SECONDS:
-        warnings.warn(f"{what} will take about {format_duration(seconds)} and {format_size(memory_bytes)} "
-                      f"(estimates)", LongRunWarning, stacklevel=2)
+    if seconds is not None and seconds > ANNOUNCE_SECONDS and not _ANNOUNCED.get():
+        warnings.warn(f"{what} will take about {format_duration(seconds)} of {CLOCKS[clock]} and "
+                      f"{format_size(memory)} of memory (estimates)", LongRunWarning, stacklevel=_caller_stacklevel())
 
 
 #: Bytes of memory per parameter of a network being built and loaded (float32 weights, the

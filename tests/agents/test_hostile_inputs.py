@@ -121,6 +121,72 @@ def test_the_limit_can_be_lowered_and_raised(monkeypatch):
         parse_size("lots")
 
 
+def test_a_long_run_is_announced_in_one_line_at_the_caller_s_code(monkeypatch):
+    """From Python, the announcement names the line of the user's code that asked for the work and
+    is one line (it named a line of the library and printed that source line under it)."""
+    from dice_envs.agents.closest_number.solver import ClosestNumberSolver
+    from dice_envs.core.resources import LongRunWarning
+
+    monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "none")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ClosestNumberSolver(20)
+    announced = [w for w in caught if issubclass(w.category, LongRunWarning)]
+    assert len(announced) == 1 and announced[0].filename == __file__
+    text = warnings.formatwarning(announced[0].message, announced[0].category, announced[0].filename,
+                                  announced[0].lineno)
+    assert text.count("\n") == 1 and text.startswith(f"{__file__}:") and "of wall-clock time" in text
+    assert warnings.formatwarning("other", UserWarning, __file__, 1).count("\n") == 2  # others as Python shows them
+
+
+def test_parts_of_an_announced_request_are_checked_but_not_announced_again(monkeypatch):
+    from dice_envs.core.resources import LongRunWarning, announced, check_resources
+
+    with pytest.warns(LongRunWarning, match="the whole"):
+        check_resources("the whole", 10, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with announced():
+            check_resources("a part", 10, 100)
+            monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "50")
+            with pytest.raises(ResourceLimitError, match="a part would take about 100 s of wall-clock time"):
+                check_resources("a part", 10, 100)
+    with pytest.raises(ResourceLimitError, match="100 s of CPU time per thread, over"):
+        check_resources("a solve", 10, 100, clock="cpu per thread")
+    with pytest.raises(ResourceLimitError, match="100 s of CPU time, over"):
+        check_resources("a scoring", 10, 100, clock="cpu")
+    with pytest.raises(ValueError, match="clock"):
+        check_resources("a scoring", 10, 1, clock="sundial")
+
+
+def test_estimates_that_are_not_numbers_or_too_large_for_floats_are_refused(monkeypatch):
+    from dice_envs.core.resources import check_resources
+
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "none")
+    for memory in (-1, float("nan"), float("inf"), np.int64(-2**62)):
+        with pytest.raises(ResourceLimitError, match="not a finite non-negative number"):
+            check_resources("a request", memory)
+    with pytest.raises(ResourceLimitError, match=r"2\*\*1101 bytes"):
+        check_resources("a request", 2**1100)
+
+
+def test_an_address_space_limit_is_a_memory_limit():
+    """Three six-sided dice each, scored streamed under ulimit -v 4G: refused
+    with its estimate (it died with a 5.14 GiB MemoryError traceback)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    run = subprocess.run([sys.executable, "-m", "dice_envs", "evaluate", "liars-dice", "random", "--dice", "3", "3"],
+                         preexec_fn=limit, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith("dice-envs: error: the streamed evaluation") and len(run.stderr.splitlines()) == 1
+    assert "of memory, over the limit" in run.stderr and "ulimit -v" in run.stderr
+
+
 def test_cli_refusals_and_no_tracebacks(tmp_path, capsys):
     out = tmp_path / "big.efg"
     for argv, message in [

@@ -201,6 +201,27 @@ def test_bad_configurations():
         solve_match(LiarsDiceMatchGame(num_players=3))
 
 
+def test_a_whole_game_with_a_round_over_the_memory_limit_is_refused_before_any_round_is_solved(monkeypatch,
+                                                                                                tmp_path):
+    """Three dice each (and two each, whose 2 v 2 round needs 10.5 GiB) solved the small rounds for
+    about 100 s before refusing the large one."""
+    import gymnasium
+
+    from dice_envs.agents.liars_dice import solver as liars_dice_solver
+    from dice_envs.core.resources import ResourceLimitError
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("a round was solved before the refusal")
+
+    monkeypatch.setattr(liars_dice_solver, "solve", no_solve)
+    monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path))
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "8G")
+    with pytest.raises(ResourceLimitError, match=r"its round of 3 v 3 dice needs about .* TiB"):
+        solve_match(LiarsDiceMatchGame(dice_per_player=3, wild="none"))
+    with pytest.raises(ResourceLimitError, match=r"its round of 2 v 2 dice needs about 10.5 GiB"):
+        gymnasium.make("dice_envs/LiarsDiceMatch-v0", dice_per_player=2)
+
+
 def test_gymnasium_id_against_the_equilibrium():
     import gymnasium
     from gymnasium.utils.env_checker import check_env

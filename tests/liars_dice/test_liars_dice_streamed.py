@@ -185,3 +185,88 @@ def test_monte_carlo_play_of_the_best_response_on_two_dice_each():
     for q in (0, 1):
         payoffs = play_best_response(game, hashed_agent, actions, q, 40_000, seed=q)
         assert abs(payoffs.mean() - ev.best_response[q]) < 4 * payoffs.std() / np.sqrt(len(payoffs))
+
+
+def spy_estimates(monkeypatch) -> list:
+    """The ``(memory, seconds)`` estimates the streamed evaluation checks against the limits."""
+    from dice_envs.agents.liars_dice import streamed as liars_dice_streamed
+
+    checked = []
+    check = liars_dice_streamed.check_resources
+
+    def spy(what, memory_bytes, seconds=None, *args, **kwargs):
+        checked.append((memory_bytes, seconds))
+        return check(what, memory_bytes, seconds, *args, **kwargs)
+
+    monkeypatch.setattr(liars_dice_streamed, "check_resources", spy)
+    return checked
+
+
+def traced_peak(fn) -> int:
+    """The peak of the memory ``fn()`` allocates (numpy's arrays included), from tracemalloc."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(("kwargs", "block_bits"), [
+    (dict(dice_per_player=2, faces=3, wild="aces"), 8),
+    (dict(dice_per_player=(1, 2), faces=3, wild="aces"), 3),  # the low tree (2**6 roots) is the larger part
+    (dict(dice_per_player=(1, 2), faces=4, wild="aces"), 8),
+])
+def test_the_memory_estimate_covers_the_measured_peak_within_2x(monkeypatch, kwargs, block_bits):
+    """What is checked before anything is allocated covers the low tree's arrays too (left out,
+    two three-faced dice each under a 4 GiB address space died at 5.14 GiB)."""
+    game = LiarsDiceGame(**kwargs)
+    checked = spy_estimates(monkeypatch)
+    peak = traced_peak(lambda: streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=block_bits))
+    estimate = max(memory for memory, _ in checked)
+    assert peak <= estimate <= 2 * peak
+
+
+@pytest.mark.parametrize("block_bits", [10, 12])
+def test_the_time_is_estimated_from_the_first_block_within_2x(monkeypatch, block_bits):
+    """Two four-faced dice each (2**16 public nodes) in blocks of 2**10 or 2**12 nodes: a second or two."""
+    import time
+
+    game = LiarsDiceGame(dice_per_player=2, faces=4)
+    checked = spy_estimates(monkeypatch)
+    t0 = time.process_time()  # the estimate's clock: CPU time, steady whatever else the machine runs
+    streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=block_bits)
+    seconds = time.process_time() - t0
+    estimate = next(s for _, s in checked if s is not None)
+    assert seconds / 2 <= estimate <= 2 * seconds
+
+
+def test_a_long_evaluation_is_announced_and_one_over_the_time_limit_refused(monkeypatch, capsys):
+    """Three dice against two, aces wild, took hours without a word: now the first block's pace is
+    announced, or refused over the limit (here a limit lowered to match a small game)."""
+    from dice_envs.agents.cli import main as cli_main
+    from dice_envs.agents.liars_dice import streamed as liars_dice_streamed
+    from dice_envs.core import resources
+    from dice_envs.core.resources import LongRunWarning, ResourceLimitError
+
+    game = LiarsDiceGame(dice_per_player=2, faces=3, wild="aces")
+    monkeypatch.setattr(resources, "ANNOUNCE_SECONDS", 0.0)
+    with pytest.warns(LongRunWarning, match=r"streamed evaluation .* of CPU time"):
+        streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=4)
+    monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "0.001")
+    blocks = []
+    with pytest.raises(ResourceLimitError, match="CPU time, over the limit"):
+        streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=4,
+                          progress=lambda done, total: blocks.append(done))
+    assert blocks == [1]  # refused after the first block of 2**8
+    monkeypatch.setattr(liars_dice_streamed, "IN_MEMORY_STATES", 1)  # streamed, in blocks of 2**4 nodes
+    monkeypatch.setattr(liars_dice_streamed, "DEFAULT_BLOCK_BITS", 4)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["--max-seconds", "0.001", "evaluate", "liars-dice", "random", "--dice", "2", "--faces", "3",
+                  "--wild", "aces"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("dice-envs: error: the streamed evaluation")
+    assert "CPU time, over the limit" in err and len(err.splitlines()) == 1

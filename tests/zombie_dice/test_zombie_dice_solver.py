@@ -443,10 +443,21 @@ def test_batched_opponent_is_the_same_look_up(small):
     assert HOLD in expected and ROLL in expected
 
 
+def announcements(err: str) -> list:
+    return [line for line in err.splitlines() if "LongRunWarning" in line]
+
+
 def test_cli_solve_zombie_dice_json(cache, capsys, monkeypatch, tiny):
+    """Also: one estimate for the command (it printed the command's and the solve's, two different
+    figures), and none of a solve then read from the cache."""
+    from dice_envs.core import resources
+
+    monkeypatch.setattr(resources, "ANNOUNCE_SECONDS", -1.0)  # announce every estimate
     command = ["solve", "zombie-dice", "--goal", "3", "--score-cap", "12", "--json"]
     assert main(command) == 0
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert len(announcements(err)) == 1 and "score cap 12: solved, then 26" in err
     first = report["first_player_win"]
     for key in ("first_player_win", "seconds", "states", "policies", "turn"):
         assert key in report
@@ -467,7 +478,9 @@ def test_cli_solve_zombie_dice_json(cache, capsys, monkeypatch, tiny):
         assert row["difference_official_ending"] <= row["difference"] + 1e-12, name
     assert set(report["best_human_policy"]) == {"stop_when_won", "official_ending"}
     assert main(command + ["--official-ending"]) == 0
-    written = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    written = json.loads(out)
+    assert len(announcements(err)) == 1 and "score cap 12: read from the cache, then 26" in err
     assert written["stop_when_won"] is False and written["first_player_win"] == first
     for name in zds.REFERENCE_POLICIES:
         assert written["policies"][name]["difference"] == pytest.approx(
