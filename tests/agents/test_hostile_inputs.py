@@ -287,6 +287,33 @@ def test_a_batch_over_the_memory_limit_is_refused_before_it_is_allocated(env_id,
         gymnasium.make_vec(env_id, num_envs=10**9, vectorization_mode="vector_entry_point", **kwargs)
 
 
+@pytest.mark.parametrize("env_id, kwargs", [("dice_envs/Pig-v0", dict(goal=300, opponent="hold_at_20")),
+                                            ("dice_envs/ZombieDice-v0", dict(goal=300, opponent="random"))])
+def test_an_opponent_s_turn_table_over_the_memory_limit_is_refused_before_it_is_built(env_id, kwargs, monkeypatch):
+    """Issue 58 item 6: make_vec(Pig-v0, num_envs=64, goal=1000, opponent="hold_at_20") (or Zombie Dice to 2000
+    against "random") passed the batch's guard, then ran out of memory building the opponent's table of whole
+    turns at the first step (a 7.5 GiB MemoryError).  Here the table is 210 MiB (Pig) and 125 MiB (Zombie Dice)."""
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "100M")
+    with pytest.raises(ResourceLimitError, match=r"64 games of \w+ at once \(num_envs\) against an opponent with a turn "
+                                                 r"table of [\d,]+ positions \(.*goal=300\) x \d+ outcomes needs about "
+                                                 r"[\d.]+ MiB of memory, over the limit of 100.0 MiB"):
+        gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", **kwargs)
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "1G")  # within the limit, the same request is built
+    env = gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", **kwargs)
+    assert env.opponent.table.positions == 0  # nothing worked out (or allocated) before the first turn
+
+
+def test_a_slow_turn_table_is_announced(monkeypatch):
+    """The table of a goal near 1000 takes minutes to work out before the first step: announced, not silent."""
+    from dice_envs.agents.pig import opponents as pig_opponents
+    from dice_envs.core.resources import LongRunWarning
+
+    monkeypatch.setattr(pig_opponents, "TURN_SECONDS_PER_OUTCOME", 1e-3)
+    with pytest.warns(LongRunWarning, match=r"turn table of 10,000 positions \(scores below goal=100\).* will take about"):
+        gymnasium.make_vec("dice_envs/Pig-v0", num_envs=4, goal=100, opponent="hold_at_20",
+                           vectorization_mode="vector_entry_point")
+
+
 def test_a_huge_pig_goal_is_refused_before_the_turn_model_is_built(capsys):
     """Issue 23's attack: `solve pig --goal 1000000` hung building its turn model."""
     import time
