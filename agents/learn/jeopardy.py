@@ -135,6 +135,7 @@ from dice_envs.agents.learn.runs import (
     restore_random_states,
     run_script,
 )
+from dice_envs.core.resources import ResourceLimitError, check_archive
 
 ACTIVATIONS = ("relu", "tanh")
 #: the action ids of every jeopardy game (dice_envs.games.zombie_dice.rules, dice_envs.games.pig.rules)
@@ -570,11 +571,18 @@ def remove_stray_files(ckpt: Path, state: Optional[dict]) -> None:
 
 def load_model_parameters(model, path: Path, ckpt: Path) -> None:
     """Put the policy and optimiser of the model zip ``path`` into ``model`` (tensors only:
-    SB3 reads them with ``torch.load(weights_only=True)``; the zip's pickled data is not read)."""
+    SB3 reads them with ``torch.load(weights_only=True)``; the zip's pickled data is not read; the
+    sizes it declares are checked first, :func:`dice_envs.core.resources.check_archive`)."""
     if not path.is_file():
         raise damaged(path, "the model file it names is missing", ckpt)
     if not zipfile.is_zipfile(path):
         raise damaged(path, "the model file is empty or not a zip file", ckpt)
+    try:
+        check_archive(f"{path}", str(path))  # its declared sizes (and its .pth files'), before SB3 inflates them
+    except ResourceLimitError:
+        raise
+    except ValueError as err:
+        raise damaged(path, str(err), ckpt) from None
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except Exception as err:  # a zip of something else: missing or foreign tensors, wrong shapes
@@ -589,6 +597,12 @@ def load_pool(pool: Pool, policy_net, path: Path, ckpt: Path) -> None:
 
     if not path.is_file():
         raise damaged(path, "the pool file it names is missing", ckpt)
+    try:
+        check_archive(f"{path}", str(path))  # its declared sizes, before numpy inflates it
+    except ResourceLimitError:
+        raise
+    except ValueError as err:
+        raise damaged(path, str(err), ckpt) from None
     try:
         with np.load(path, allow_pickle=False) as arrays:
             snapshots = Pool.split(arrays)
