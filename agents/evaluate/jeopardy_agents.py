@@ -131,8 +131,12 @@ class TurnTable:
         """The bytes the table holds once every position is worked out (at ``width`` outcomes a
         position, default the declared one), with the temporaries of a pass and the model its
         outcomes build."""
-        table = self.size * 8 * (width or self.width)
-        return table + self.size + PASS_TEMPORARIES * PASS_BYTES + self.model_bytes
+        return self.stored_bytes(width) + PASS_TEMPORARIES * PASS_BYTES + self.model_bytes
+
+    def stored_bytes(self, width: Optional[int] = None) -> int:
+        """The bytes the table keeps once every position is worked out (at ``width`` outcomes a
+        position, default the declared one): :meth:`memory_bytes` without what its work needs."""
+        return self.size * (8 * (width or self.width) + 1)
 
     def seconds(self) -> Optional[float]:
         """The time an eager table takes to work out every position on its first draw (None for a

@@ -356,9 +356,18 @@ def test_solve_shakes_obeys_the_limits(capsys):
     ("train_liars_dice_play", ["--games", "10000000000"]),
     ("train_rllib", ["--minutes", "1", "--hidden", "100000000"]),
     ("train_rllib", ["--minutes", "1", "--batch", "10000000000", "--minibatch", "10"]),
+    # issue 58 item 10: PPO's rollout buffer, ESCHER's minibatch, the exact score's grid, the self-play tables
+    ("train_pig", ["--n-steps", "1000000000"]),
+    ("train_ayzd", ["--n-steps", "100000000"]),
+    ("train_liars_dice_play", ["--method", "escher", "--minibatch", "1000000000"]),
+    ("train_liars_dice_play", ["--method", "mmd", "--minibatch", "1000000000"]),
+    ("train_pig", ["--goal", "1000"]),
+    ("train_pig", ["--pool-size", "1000000000"]),
+    ("train_ayzd", ["--pool-size", "1000000000"]),
 ])
 def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, capsys, monkeypatch):
-    """Issue 23's attack: these sizes gave allocation tracebacks (74.5 GiB, 13 GB, 52 TB asked of the allocator)."""
+    """Issue 23's attack: these sizes gave allocation tracebacks (74.5 GiB, 13 GB, 52 TB asked of the allocator);
+    issue 58's: --n-steps 1000000000 (7.45 TiB), --minibatch 1000000000 (92 GB), --goal 1000 (29.9 GiB)."""
     import importlib
 
     monkeypatch.chdir(tmp_path)  # each script's default run directory is relative
@@ -370,6 +379,23 @@ def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, ca
     assert code == 2
     err = capsys.readouterr().err
     assert "over the limit of" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("script", ["train_pig", "train_ayzd", "train_liars_dice", "train_liars_dice_play"])
+def test_trainers_refuse_more_threads_than_can_be_made(script, tmp_path, capsys, monkeypatch):
+    """Issue 58 item 10: --threads 100000 crashed the process (OpenMP's thread creation fails, or torch
+    segfaults) once the first update ran."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(f"experiments.{script}")
+    try:
+        code = module.main(["--threads", "100000", "--steps", "1"])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--threads must be at most 1024 (MAX_THREADS), got 100000" in err and "Traceback" not in err
 
 
 def test_a_killed_writer_s_temporary_file_is_removed_by_the_next_write(tmp_path):
