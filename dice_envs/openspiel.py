@@ -16,7 +16,18 @@ defaults).  OpenSpiel's parameters cannot be None, so ``-1`` stands for None
 has a second parameter for the other, which overrides the first where it is given: in Liar's
 Dice, ``wild`` (a bool: the highest face wild) and ``wild_rule`` (``"aces"``, ``"highest"`` or
 ``"none"``), ``dice_per_player`` (one count for everybody) and ``dice`` (one count per player,
-``"2,1"``).
+``"2,1"``).  Both given, away from their defaults, they must describe the same game
+(``{"dice_per_player": 2, "dice": "1,1"}`` is refused; ``{"dice_per_player": 2, "dice": "2,2"}``
+is the same game).
+
+Where OpenSpiel has a game of the name, its parameter names are accepted too (Liar's Dice's
+``players``, ``numdice``, ``dice_sides``; Pig's ``winscore``, ``diceoutcomes``).  pyspiel hands a
+game every parameter of its specification, the defaults filled in, so a game cannot tell a
+parameter given at its default from one not given; OpenSpiel's names therefore default to
+``-1`` ("not given"), and one given names its parameter however it is set: ``numdice=1`` with
+``dice_per_player=2`` is refused.  A parameter of ours given at its default (``dice_per_player=1``)
+is still indistinguishable from one not given: an OpenSpiel name, or a parameter that overrides it,
+then decides.
 
 The rules are the project's rules cores (:mod:`dice_envs.core`), not a re-implementation:
 a pyspiel state holds a rules-core state.  Actions are the rules core's action ids;
@@ -141,9 +152,8 @@ def _game_type(name: str, spec: SpielGame, utility: str) -> "pyspiel.GameType":
         provides_information_state_string=True,
         provides_information_state_tensor=spec.observation_is_information_state,
         provides_observation_string=True, provides_observation_tensor=True,
-        # OpenSpiel's names too, with our defaults (the game maps them to ours)
-        parameter_specification={**spec.parameters,
-                                 **{alias: spec.parameters[ours] for alias, ours in spec.aliases.items()}})
+        # OpenSpiel's names too, "not given" by default (the game maps them to ours)
+        parameter_specification={**spec.parameters, **{alias: spec.not_given(alias) for alias in spec.aliases}})
 
 
 def _make_classes(name: str, spec: SpielGame):
@@ -223,14 +233,20 @@ def _make_classes(name: str, spec: SpielGame):
                                      f"{sorted(values)}" + (f" (and OpenSpiel's {sorted(spec.aliases)})"
                                                             if spec.aliases else ""))
                 values[key] = value
-            # OpenSpiel's names: pyspiel fills every parameter in, so an alias counts where it is not the default
+            # OpenSpiel's names: pyspiel fills every parameter in, so an alias's default says "not given"
             for alias, ours in spec.aliases.items():
-                value, default = params.get(alias, spec.parameters[ours]), spec.parameters[ours]
-                if value != default:
-                    if values[ours] not in (default, value):
+                value = params.get(alias, spec.not_given(alias))
+                if value != spec.not_given(alias):
+                    if values[ours] not in (spec.parameters[ours], value):
                         raise ValueError(f"dice_envs_{name}: {alias}={value!r} and {ours}={values[ours]!r} "
                                          f"name the same parameter; give one")
                     values[ours] = value
+            # a parameter that overrides another: both given (neither at its default), they must agree
+            for by, over in spec.overrides.items():
+                if values[by] != spec.parameters[by] and values[over] != spec.parameters[over]:
+                    if spec.make(values) != spec.make({**values, by: spec.parameters[by]}):
+                        raise ValueError(f"dice_envs_{name}: {by}={values[by]!r} and {over}={values[over]!r} "
+                                         f"conflict ({by} overrides {over}); give one")
             self.spec = spec
             self.core = spec.make(values)
             self.chance_parts = spec.chance_parts(self.core) if spec.chance_parts else None

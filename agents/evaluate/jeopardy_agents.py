@@ -11,11 +11,14 @@ distribution of how they end (:class:`TurnTable`).
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
 from dice_envs.core.encodings import HOLD, ROLL
+from dice_envs.core.resources import check_resources
+from dice_envs.core.validation import check_int, check_real
 
 
 class PolicyAgent:
@@ -68,10 +71,24 @@ class BatchedPolicyAgent:
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
 
+#: Bytes of outcome rows :class:`TurnTable` works out, or draws from, in one pass; the passes'
+#: temporaries are a few times this, whatever the table's or the batch's size.
+PASS_BYTES = 16 * 2**20
+
+#: The temporaries of a pass, as multiples of :data:`PASS_BYTES` (the outcomes' own arrays, their
+#: clipped copy, their running sum and the rows drawn from), with a margin over the peaks measured.
+PASS_TEMPORARIES = 4
+
+
 class TurnTable:
     """How the turns of a fixed policy end, by the position at their start: the probabilities of
     banking ``g = 0, 1, 2, ...`` points (0: a bust), worked out once per position (on first use,
     or all at once with ``eager``) and drawn from by inverse CDF.
+
+    Nothing is allocated until the first draw; :meth:`memory_bytes` says how much the table will
+    hold, so an environment can refuse it first (the table grows as the cube of a jeopardy game's
+    goal: Pig to 1000 has a million positions of a thousand outcomes each).  The rows are worked out and drawn from in passes of
+    :data:`PASS_BYTES`, so a draw for ten million games needs no more than one for a thousand.
 
     Args:
         shape: the grid of positions, one size per coordinate (positions outside it are not
@@ -80,20 +97,58 @@ class TurnTable:
             arrays, the probabilities of banking ``0 .. G - 1`` points (a row may fall short of
             1 by what the solver leaves out; it is scaled up).
         eager: work out every position of the grid at once, when first asked.
+        width: the outcomes ``G`` expected per position, for :meth:`memory_bytes` (a row that
+            turns out wider is checked against the memory limit again before the table grows).
+        label: what sets the grid's size, for messages (``"scores below goal=1000"``).
+        seconds_per_outcome: the time ``outcomes`` takes per outcome worked out, for :meth:`seconds`
+            (0: unknown).
+        model_bytes: the memory ``outcomes`` builds on its first call (a model of the turn), for
+            :meth:`memory_bytes`.
+
+    Raises:
+        ValueError: for a grid size or a width that is not a positive integer.
     """
 
-    def __init__(self, shape: Sequence[int], outcomes: Callable[..., np.ndarray], eager: bool = False):
-        self.shape = tuple(int(n) for n in shape)
+    def __init__(self, shape: Sequence[int], outcomes: Callable[..., np.ndarray], eager: bool = False,
+                 width: int = 1, label: str = "", seconds_per_outcome: float = 0.0, model_bytes: int = 0):
+        self.shape = tuple(check_int("a turn table's grid size", n, 1) for n in shape)
         self.outcomes = outcomes
         self.eager = eager
-        size = int(np.prod(self.shape))
-        self._known = np.zeros(size, bool)
-        self._cumulative = np.ones((size, 1))  # unknown rows: anything (never read)
+        self.width = check_int("a turn table's width (outcomes per position)", width, 1)
+        self.size = math.prod(self.shape)  # a Python int: no overflow, however large the grid
+        self.label = label
+        self.seconds_per_outcome = check_real("seconds_per_outcome", seconds_per_outcome, 0.0)
+        self.model_bytes = check_int("model_bytes", model_bytes, 0)
+        self._known: Optional[np.ndarray] = None  # allocated on the first draw
+        self._cumulative: Optional[np.ndarray] = None
+
+    def describe(self, width: Optional[int] = None) -> str:
+        """``"a turn table of 1,000,000 positions (scores below goal=1000) x 1,006 outcomes"``."""
+        label = f" ({self.label})" if self.label else ""
+        return f"a turn table of {self.size:,} positions{label} x {width or self.width:,} outcomes"
+
+    def memory_bytes(self, width: Optional[int] = None) -> int:
+        """The bytes the table holds once every position is worked out (at ``width`` outcomes a
+        position, default the declared one), with the temporaries of a pass and the model its
+        outcomes build."""
+        return self.stored_bytes(width) + PASS_TEMPORARIES * PASS_BYTES + self.model_bytes
+
+    def stored_bytes(self, width: Optional[int] = None) -> int:
+        """The bytes the table keeps once every position is worked out (at ``width`` outcomes a
+        position, default the declared one): :meth:`memory_bytes` without what its work needs."""
+        return self.size * (8 * (width or self.width) + 1)
+
+    def seconds(self) -> Optional[float]:
+        """The time an eager table takes to work out every position on its first draw (None for a
+        table worked out as it is used, or an unknown cost)."""
+        if not (self.eager and self.seconds_per_outcome):
+            return None
+        return self.size * self.width * self.seconds_per_outcome
 
     @property
     def positions(self) -> int:
         """The positions worked out so far."""
-        return int(self._known.sum())
+        return 0 if self._known is None else int(self._known.sum())
 
     def covers(self, position: Tuple[np.ndarray, ...]) -> np.ndarray:
         """Per game, whether ``position`` lies in the grid."""
@@ -104,22 +159,40 @@ class TurnTable:
 
     def draw(self, position: Tuple[np.ndarray, ...], rng: np.random.Generator) -> np.ndarray:
         """Points banked by one turn from each of the positions (covered ones)."""
+        if self._known is None:
+            check_resources(self.describe(), self.memory_bytes())  # the time is announced by who builds it
+            self._known = np.zeros(self.size, bool)
+            self._cumulative = np.ones((self.size, 1))  # unknown rows: anything (never read)
         flat = np.ravel_multi_index(position, self.shape)
         if not self._known[flat].all():
-            self._add(np.arange(len(self._known)) if self.eager else np.unique(flat[~self._known[flat]]))
+            todo = np.flatnonzero(~self._known) if self.eager else np.unique(flat[~self._known[flat]])
+            for lo in range(0, len(todo), self._pass_rows()):
+                self._add(todo[lo : lo + self._pass_rows()])
         # Inverse CDF: the first g whose cumulative probability exceeds u, which is the number of
         # g whose cumulative probability does not (one pass over the rows: the rows are short).
         u = rng.random(len(flat))
-        return np.count_nonzero(self._cumulative[flat] <= u[:, None], axis=1)
+        drawn = np.empty(len(flat), np.int64)
+        step = self._pass_rows()
+        for lo in range(0, len(flat), step):
+            part = slice(lo, lo + step)
+            drawn[part] = np.count_nonzero(self._cumulative[flat[part]] <= u[part, None], axis=1)
+        return drawn
+
+    def _pass_rows(self) -> int:
+        """Rows worked out or drawn from in one pass (of :data:`PASS_BYTES`)."""
+        return max(1, PASS_BYTES // (8 * max(self.width, self._cumulative.shape[1])))
 
     def _add(self, flat: np.ndarray) -> None:
         probs = np.maximum(np.asarray(self.outcomes(*np.unravel_index(flat, self.shape)), np.float64), 0.0)
         cumulative = np.cumsum(probs, axis=1)  # non-decreasing (a solver's -1e-17 is clipped), as draw needs
+        del probs
         cumulative /= cumulative[:, -1:]
         cumulative[:, -1] = 1.0
         width = cumulative.shape[1]
         if width > self._cumulative.shape[1]:
-            grown = np.ones((len(self._known), width))
+            if width > self.width:  # wider than declared: checked again before the table grows
+                check_resources(self.describe(width), self.memory_bytes(width) + self._cumulative.nbytes)
+            grown = np.ones((self.size, width))
             grown[:, : self._cumulative.shape[1]] = self._cumulative
             self._cumulative = grown
         self._cumulative[flat, :width] = cumulative
@@ -153,6 +226,19 @@ class BatchedTurnOpponent:
 
     def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self.step(batch, rows, rng)
+
+    def memory_bytes(self) -> int:
+        """The bytes its table will hold (:meth:`TurnTable.memory_bytes`), for the environment's
+        guard (:mod:`dice_envs.envs.vector`)."""
+        return self.table.memory_bytes()
+
+    def seconds(self) -> Optional[float]:
+        """The time its table takes to work out before the first turn (:meth:`TurnTable.seconds`)."""
+        return self.table.seconds()
+
+    def describe(self) -> str:
+        """What :meth:`memory_bytes` counts (its table)."""
+        return self.table.describe()
 
     def stepped(self) -> Callable[..., np.ndarray]:
         """The same opponent deciding one roll at a time (no ``play_turns``), marked as a

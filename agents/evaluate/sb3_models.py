@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import math
 import os
 import re
 import zipfile
@@ -31,7 +32,7 @@ from typing import Optional
 
 import numpy as np
 
-from dice_envs.core.resources import check_network
+from dice_envs.core.resources import check_archive, check_network
 
 __all__ = ["load_policy", "read_description"]
 
@@ -46,6 +47,9 @@ ACTIVATIONS = ("Tanh", "ReLU", "ELU", "LeakyReLU", "SiLU", "GELU", "Sigmoid")
 LITERAL_KWARGS = ("net_arch", "ortho_init", "share_features_extractor", "normalize_images", "log_std_init")
 #: Largest ``data`` and ``policy.pth`` entries read (a damaged or hostile zip can claim anything).
 MAX_ENTRY_BYTES = 1 << 30
+#: Largest observation a model may declare, in numbers (the games' observations hold a few hundred
+#: at most); checked before the spaces or the network are built.
+MAX_OBSERVATION_SIZE = 1 << 20
 
 
 def _refuse(path: str, what: str) -> ValueError:
@@ -67,10 +71,14 @@ def _read_entry(archive: zipfile.ZipFile, name: str, path: str) -> bytes:
 def read_description(path) -> dict:
     """The ``data`` entry of an SB3 ``.zip`` as plain JSON (nothing unpickled).
 
-    Raises ``ValueError`` if the file is missing, not a zip, or not an SB3 model."""
+    Raises ``ValueError`` if the file is missing, not a zip, not an SB3 model, or declares more
+    than it can hold once inflated (:func:`dice_envs.core.resources.check_archive`)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ValueError(f"model file {path!r} does not exist")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a Stable-Baselines3 model (not a zip file)")
+    check_archive(f"model file {path!r}", path)
     try:
         with zipfile.ZipFile(path) as archive:
             raw = _read_entry(archive, "data", path)
@@ -152,6 +160,10 @@ def _spaces(data: dict, path: str):
         n = int(act.get("n"))  # type: ignore[arg-type]  # None: the TypeError below
     except (ValueError, SyntaxError, TypeError):
         raise ValueError(f"{path}: the recorded spaces are not readable") from None
+    size = math.prod(shape)
+    if size > MAX_OBSERVATION_SIZE:
+        raise ValueError(f"{path}: its observation shape {shape} holds {size:,} numbers, over the "
+                         f"{MAX_OBSERVATION_SIZE:,} a model's observation can have (MAX_OBSERVATION_SIZE)")
     if len(shape) != 1 or shape[0] < 1 or n < 1:
         raise _refuse(path, f"its observation shape is {shape} and it has {n} actions; an MLP policy "
                             "needs a flat observation")

@@ -135,6 +135,7 @@ from dice_envs.agents.learn.runs import (
     restore_random_states,
     run_script,
 )
+from dice_envs.core.resources import ResourceLimitError, check_archive, check_resources
 
 ACTIVATIONS = ("relu", "tanh")
 #: the action ids of every jeopardy game (dice_envs.games.zombie_dice.rules, dice_envs.games.pig.rules)
@@ -205,6 +206,10 @@ def check_options(args, spec=None):
                          f"got {args.minibatch}")
     if args.n_envs * args.n_steps < 2:
         raise ValueError("--n-envs x --n-steps (the steps of one rollout) must be at least 2")
+    table = spec.turn_table(args) if spec is not None and args.opponent == "selfplay" and args.whole_turns else None
+    if table is not None:  # each pool policy draws its whole turns from a table of its own
+        check_resources(f"--pool-size {args.pool_size:,} self-play policies, each with {table.describe()}",
+                        table.memory_bytes() + (args.pool_size - 1) * table.stored_bytes())
     return args
 
 
@@ -250,6 +255,12 @@ class GameSpec(abc.ABC):
         """The probability that the pool's policy ``which[n]`` (an index into ``stacked``)
         rolls in game ``rows[n]`` of ``batch``, for its player to move (only read where
         holding is legal)."""
+
+    def turn_table(self, args):
+        """The table of whole turns each pool policy of ``args``'s game builds (unfilled: a
+        :class:`dice_envs.agents.evaluate.jeopardy_agents.TurnTable` allocates on first use), for
+        the memory check of ``--pool-size``; None where turns are stepped."""
+        return None
 
     def whole_turns(self, frozen, game):
         """``frozen`` playing each of its turns in one draw in ``game``'s batch (a
@@ -570,11 +581,18 @@ def remove_stray_files(ckpt: Path, state: Optional[dict]) -> None:
 
 def load_model_parameters(model, path: Path, ckpt: Path) -> None:
     """Put the policy and optimiser of the model zip ``path`` into ``model`` (tensors only:
-    SB3 reads them with ``torch.load(weights_only=True)``; the zip's pickled data is not read)."""
+    SB3 reads them with ``torch.load(weights_only=True)``; the zip's pickled data is not read; the
+    sizes it declares are checked first, :func:`dice_envs.core.resources.check_archive`)."""
     if not path.is_file():
         raise damaged(path, "the model file it names is missing", ckpt)
     if not zipfile.is_zipfile(path):
         raise damaged(path, "the model file is empty or not a zip file", ckpt)
+    try:
+        check_archive(f"{path}", str(path))  # its declared sizes (and its .pth files'), before SB3 inflates them
+    except ResourceLimitError:
+        raise
+    except ValueError as err:
+        raise damaged(path, str(err), ckpt) from None
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except Exception as err:  # a zip of something else: missing or foreign tensors, wrong shapes
@@ -589,6 +607,12 @@ def load_pool(pool: Pool, policy_net, path: Path, ckpt: Path) -> None:
 
     if not path.is_file():
         raise damaged(path, "the pool file it names is missing", ckpt)
+    try:
+        check_archive(f"{path}", str(path))  # its declared sizes, before numpy inflates it
+    except ResourceLimitError:
+        raise
+    except ValueError as err:
+        raise damaged(path, str(err), ckpt) from None
     try:
         with np.load(path, allow_pickle=False) as arrays:
             snapshots = Pool.split(arrays)
@@ -635,6 +659,17 @@ def network_info(args) -> dict:
     return {"net_arch": {"pi": pi, "vf": vf}, "activation": args.activation}
 
 
+#: Numbers a rollout buffer holds per step besides the observation and the action mask: the action,
+#: reward, return, episode start, value, log-probability and advantage (SB3's ``RolloutBuffer``).
+ROLLOUT_SCALARS = 7
+
+
+def rollout_bytes(rows: int, inputs: int, actions: int) -> int:
+    """The memory of MaskablePPO's rollout buffer of ``rows`` steps: float32 observations, action
+    masks and :data:`ROLLOUT_SCALARS` numbers a step, twice (``get`` flattens a copy of each array)."""
+    return 2 * 4 * rows * (inputs + actions + ROLLOUT_SCALARS)
+
+
 def new_model(args, env, run: Path):
     """A fresh MaskablePPO for the options (the global generators seeded with ``--seed`` first)."""
     from sb3_contrib import MaskablePPO
@@ -648,6 +683,9 @@ def new_model(args, env, run: Path):
     for option, layers in (("--net-pi", net["net_arch"]["pi"]), ("--net-vf", net["net_arch"]["vf"])):
         check_network(f"{option} {','.join(map(str, layers))}", [inputs, *layers, actions],
                       rows=max(args.minibatch, args.n_envs))
+    rows = args.n_steps * args.n_envs
+    check_resources(f"--n-steps {args.n_steps:,} x --n-envs {args.n_envs:,} (a rollout buffer of {rows:,} steps of "
+                    f"{inputs} observed numbers and a mask of {actions} actions)", rollout_bytes(rows, inputs, actions))
     return MaskablePPO(
         "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.minibatch,
         n_epochs=args.epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.entropy,

@@ -126,6 +126,11 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+#: The most torch threads a run may ask for (``--threads``): above any machine's cores, below the
+#: counts at which creating the threads fails (OpenMP gives up, or the process crashes).
+MAX_THREADS = 1024
+
+
 def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Optional[Dict[str, Tuple]] = None) -> None:
     """Raise ``ValueError`` naming the option for a bad value.
 
@@ -133,6 +138,7 @@ def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Opti
     * the fields in ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0;
     * ``ranges`` maps a field to ``(low, high)``, both included;
     * ``seed``, if the options have one, must be in ``[0, 2**32)`` (what numpy accepts);
+    * ``threads``, if the options have it, at most :data:`MAX_THREADS`;
     * a budget (``--minutes`` or ``--steps``) must be given, and neither may be negative.
     """
     for f in dataclasses.fields(args):
@@ -150,6 +156,8 @@ def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Opti
         value = getattr(args, name)
         if not low <= value <= high:
             raise ValueError(f"{flag(name)} must be between {low} and {high}, got {value}")
+    if hasattr(args, "threads") and args.threads > MAX_THREADS:
+        raise ValueError(f"--threads must be at most {MAX_THREADS} (MAX_THREADS), got {args.threads}")
     if hasattr(args, "seed") and not 0 <= args.seed < 2**32:
         raise ValueError(f"--seed must be between 0 and {2**32 - 1}, got {args.seed}")
     if args.minutes <= 0 and args.steps <= 0:

@@ -24,6 +24,7 @@ torch is imported only when a network is built or run.
 from __future__ import annotations
 
 import os
+import zipfile
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
@@ -381,15 +382,18 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
 def load_model(path):
     """The policy in a ``model.pt`` of ``dice-envs train liars-dice``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
     ``hidden``, ``net``) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
-    Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code.
+    Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code; the sizes its
+    zip declares are checked first (:func:`dice_envs.core.resources.check_archive`).
 
     Raises:
-        ValueError: naming the file, if it is not such a model."""
+        ValueError: naming the file, if it is not such a model or declares more than it can hold."""
     import torch
 
-    from dice_envs.core.resources import ResourceLimitError, check_network
+    from dice_envs.core.resources import ResourceLimitError, check_archive, check_network
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
+    if os.path.isfile(path) and zipfile.is_zipfile(path):  # torch's format: its declared sizes, before torch inflates it
+        check_archive(f"model file {os.fspath(path)!r}", path)
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
         game = LiarsDiceGame(**blob["game"])

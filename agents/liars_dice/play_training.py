@@ -277,7 +277,7 @@ def parse_args(argv=None) -> Args:
 
 def check(args: Args) -> Args:
     """The options checked (``ValueError`` naming a bad one), ``run_dir``'s default filled in."""
-    from dice_envs.core.resources import check_resources
+    from dice_envs.core.resources import check_network, check_resources
 
     if args.method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {args.method!r}")
@@ -324,6 +324,15 @@ def check(args: Args) -> Args:
     if args.method == "escher":  # its two reservoirs of --average-buffer rows, and their copies in a checkpoint
         check_resources(f"--average-buffer {args.average_buffer:,} rows in each of ESCHER's two reservoirs",
                         2 * args.average_buffer * Reservoir.row_bytes(game.observation_shape[0], game.num_actions))
+    # a minibatch is drawn from a buffer (with replacement: it may exceed the rows played) and goes
+    # through each network, forward and back
+    inputs, actions = game.observation_shape[0], game.num_actions
+    for name in ("hidden", "critic_hidden", "average_hidden"):
+        layers = [inputs, *(int(h) for h in getattr(args, name).split(",") if h), actions]
+        check_network(f"{flag(name)} {getattr(args, name)} with --minibatch {args.minibatch:,}", layers,
+                      rows=args.minibatch)
+    check_resources(f"--minibatch {args.minibatch:,} rows drawn at once",
+                    args.minibatch * Reservoir.row_bytes(inputs, actions))
     if not args.run_dir:
         args.run_dir = (f"runs/liars_dice_play_{args.method}_{args.faces}"
                         + ("" if args.dice == "1" else "_" + "v".join(map(str, game.dice)))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import signal
+import zipfile
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -63,7 +64,8 @@ TEMPORARY = ("checkpoint.tmp.pt", "model.tmp.pt", "curve.tmp.json", "exploitabil
 
 
 def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors, upgrade=None) -> tuple:
-    """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` and validated: format
+    """``checkpoint.pt`` read with ``torch.load(weights_only=True)`` (the sizes its zip declares
+    checked first, :func:`dice_envs.core.resources.check_archive`) and validated: format
     ``fmt``, the state dicts named in ``tensors`` present, a JSON state with an increasing
     history (empty only before a run's first evaluation, never in a finished run), and the
     options equal to ``args`` except ``changeable`` (after ``upgrade(options)``, which renames an
@@ -71,6 +73,15 @@ def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors, 
     Returns ``(blob, state)``; ``ValueError`` naming the file, or the option that differs."""
     import torch
 
+    from dice_envs.core.resources import ResourceLimitError, check_archive
+
+    try:
+        if zipfile.is_zipfile(path):  # torch's format: its declared sizes, before torch inflates it
+            check_archive(f"{path}", path)
+    except ResourceLimitError:
+        raise
+    except ValueError as err:
+        raise damaged(path, str(err), run) from None
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # not a torch file, truncated, or a pickle of anything but tensors and containers

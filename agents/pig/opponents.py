@@ -18,6 +18,10 @@ from dice_envs.agents.evaluate.opponents import RandomOpponent
 
 NAMES = ("optimal", "hold_at_N", "random")
 
+#: The time :func:`dice_envs.agents.pig.solver.turn_endings` takes per outcome of a turn table, a
+#: margin over its measured cost (with the named policies; a saved model's may be more).
+TURN_SECONDS_PER_OUTCOME = 240e-9
+
 
 def solved(goal: int, die):
     """The optimal Pig policy for ``goal`` and ``die`` (cached; :func:`dice_envs.agents.pig.solver.solved`)."""
@@ -95,4 +99,6 @@ def whole_turns(step, policy, game) -> BatchedTurnOpponent:
         i, j, _ = batch.two_player_view(rows)
         return i, j
 
-    return BatchedTurnOpponent(step, TurnTable((game.goal, game.goal), outcomes, eager=True), position)
+    table = TurnTable((game.goal, game.goal), outcomes, eager=True, width=game.goal + game.max_face,
+                      label=f"scores below goal={game.goal}", seconds_per_outcome=TURN_SECONDS_PER_OUTCOME)
+    return BatchedTurnOpponent(step, table, position)

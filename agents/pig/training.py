@@ -29,6 +29,8 @@ from dice_envs.agents.learn.jeopardy import TableSpec, TrainArgs, check_options
 from dice_envs.agents.learn.jeopardy import main as train_main
 from dice_envs.agents.learn.jeopardy import train as train_game
 from dice_envs.agents.learn.presets import Learner
+from dice_envs.core.resources import check_resources
+from dice_envs.core.validation import check_int
 
 #: the observations a Pig agent can be trained on (the first is the default)
 OBSERVATIONS = ("fourier", "scaled")
@@ -42,6 +44,26 @@ class Args(TrainArgs):
     gae_lambda: float = 0.9  # GAE's lambda
 
 
+#: Bytes per position of the grid when a network's policy is read off it for its exact score: the
+#: position's coordinates (int64), its observation (float32) and its roll probability and table
+#: entry (float64).
+POLICY_TABLE_BYTES = 4 * 8 + 2 * 8
+
+
+def check_exact_score_size(goal: int, observation: str) -> None:
+    """Refuse a ``--goal`` whose exact score (the network's policy read off the whole grid, then
+    played against the optimum's on the solver's grid) exceeds the memory or time limit, before
+    training starts."""
+    from dice_envs.agents.solve.jeopardy import check_grid
+    from dice_envs.games.pig.rules import PigGame
+
+    M = goal + 1
+    inputs = PigGame(goal).encoded_bounds(observation)[1].size
+    check_resources(f"--goal {goal}: the exact score reads the network's policy in {M ** 3:,} positions",
+                    M ** 3 * (POLICY_TABLE_BYTES + 4 * inputs))
+    check_grid(2, M, M)  # what the exact score's solve checks
+
+
 class PigSpec(TableSpec):
     """Pig (fair d6) for :func:`dice_envs.agents.learn.jeopardy.train`."""
 
@@ -50,6 +72,8 @@ class PigSpec(TableSpec):
     def check_args(self, args) -> None:
         if args.observation not in OBSERVATIONS:
             raise ValueError(f"--observation must be one of {list(OBSERVATIONS)}, got {args.observation!r}")
+        check_int("--goal", args.goal, 1)
+        check_exact_score_size(args.goal, args.observation)
 
     def make_vector_env(self, args, opponent):
         from dice_envs.agents.pig.gym import PigVectorEnv
@@ -79,6 +103,12 @@ class PigSpec(TableSpec):
 
     def table_index(self, view, top):
         return tuple(np.minimum(x, top) for x in view)
+
+    def turn_table(self, args):
+        from dice_envs.agents.pig.opponents import whole_turns
+        from dice_envs.games.pig.rules import PigGame
+
+        return whole_turns(None, None, PigGame(args.goal)).table
 
     def whole_turns(self, table: np.ndarray, game):
         """The roll-probability table playing whole turns (:func:`dice_envs.agents.pig.opponents.whole_turns`)."""

@@ -136,4 +136,6 @@ def whole_turns(step, policy, game) -> BatchedTurnOpponent:
         return p - 1, i, j
 
     M = zs.default_score_cap(game.goal)
-    return BatchedTurnOpponent(step, TurnTable((2, M, M), outcomes), position)
+    table = TurnTable((2, M, M), outcomes, width=zs.TURN_WIDTH, label=f"two seats, scores below {M} at goal={game.goal}",
+                      model_bytes=zs.TURN_MODEL_BYTES[game.variant])
+    return BatchedTurnOpponent(step, table, position)

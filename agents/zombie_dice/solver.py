@@ -279,6 +279,12 @@ def _enumerate(variant: str):
     return game, order, transitions
 
 
+#: The memory :func:`turn_endings` holds beyond its result, by variant: building the
+#: :func:`dice_chain` and its :class:`TurnOutcomes`, or what they keep and a forward pass, whichever is
+#: more, with a margin over what was measured (for the estimates of the tables built from them).
+TURN_MODEL_BYTES = {"official": 128 * 2**20, "all_yellow": 32 * 2**20}
+
+
 @lru_cache(maxsize=4)
 def dice_chain(variant: str = VARIANT) -> DiceChain:
     """The :class:`DiceChain` of ``variant`` (cached for the process; about 5 seconds to build)."""
@@ -692,8 +698,15 @@ TURN_TAIL = 1e-18
 _PASS_BYTES = 64 * 2**20
 
 
+#: How deep :func:`turn_endings` follows a turn first, in brains.
+TURN_HORIZON = 64
+#: The outcomes per position :func:`turn_endings` gives when its first pass decides every turn (a
+#: policy that keeps rolling past :data:`TURN_HORIZON` brains gives more).
+TURN_WIDTH = TURN_HORIZON + 4
+
+
 def turn_endings(outcomes: TurnOutcomes, policy: "TurnPolicy", goal: int, stop_when_won: bool, seat, i, j,
-                 horizon: int = 64) -> np.ndarray:
+                 horizon: int = TURN_HORIZON) -> np.ndarray:
     """How a turn of ``policy`` ends as the environment plays it, from the positions ``(seat[n],
     i[n], j[n])`` (seat 0 moves first in a round; scores as they are, not capped): ``(N, G)``, the
     probability of banking ``g`` brains (``g = 0``: a bust, or a hold with none).

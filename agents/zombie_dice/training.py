@@ -111,6 +111,12 @@ class AYZDSpec(TableSpec):
         p, i, j, b, s = view
         return p - 1, np.minimum(i, top), np.minimum(j, top), 1 + SHOTGUNS_TO_BUST * np.minimum(b, top) + s
 
+    def turn_table(self, args):
+        from dice_envs.agents.zombie_dice.opponents import whole_turns
+        from dice_envs.games.zombie_dice.rules import ZombieDiceGame
+
+        return whole_turns(None, None, ZombieDiceGame(2, "all_yellow", args.goal)).table
+
     def whole_turns(self, table: np.ndarray, game):
         """The roll-probability table playing whole turns (:func:`dice_envs.agents.zombie_dice.opponents.whole_turns`)."""
         from dice_envs.agents.evaluate.jeopardy_agents import BatchedPolicyAgent

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import math
 import os
 import re
@@ -40,10 +41,12 @@ import shutil
 import sys
 import types
 import warnings
-from typing import Iterator, Optional
+import zipfile
+import zlib
+from typing import Iterator, Optional, Union
 
-__all__ = ["ResourceLimitError", "LongRunWarning", "announced", "check_resources", "check_network", "check_disk",
-           "memory_limit", "seconds_limit", "disk_limit", "parse_size", "format_size"]
+__all__ = ["ResourceLimitError", "LongRunWarning", "announced", "check_resources", "check_network", "check_archive",
+           "check_disk", "memory_limit", "seconds_limit", "disk_limit", "parse_size", "format_size"]
 
 GiB = 1 << 30
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -272,6 +275,50 @@ def check_network(what: str, layer_sizes, rows: int = 0) -> None:
     batch = f" and a batch of {rows:,} rows" if rows else ""
     check_resources(f"{what} (layers {sizes}, {parameters:,} parameters{batch})",
                     BYTES_PER_PARAMETER * parameters + BYTES_PER_ACTIVATION * rows * sum(sizes))
+
+
+#: How many times its own size a model or checkpoint archive may declare once inflated.  torch
+#: writes its records uncompressed and Stable-Baselines3 deflates float weights and a short JSON
+#: description, which shrink a few times at most; an archive declaring more is a zip bomb.
+MAX_INFLATION = 100
+
+#: Bytes of memory per byte an archive declares: the inflated bytes and what is built from them.
+BYTES_PER_INFLATED_BYTE = 2
+
+
+def check_archive(what: str, source: Union[str, os.PathLike, bytes], depth: int = 2) -> None:
+    """Refuse the zip archive ``source`` (a path, or its bytes) from the sizes its directory
+    declares, before anything in it is inflated: a total of more than :data:`MAX_INFLATION`
+    times the archive's own size (``ValueError``), or over the memory limit
+    (:class:`ResourceLimitError`).  Zip archives inside it (the torch ``.pth`` files of a
+    Stable-Baselines3 model) are read, within those limits, and checked the same way, ``depth``
+    levels down.  Python's ``zipfile`` and torch's reader inflate no entry beyond its declared size.
+
+    Args:
+        what: the file, for messages (``"model file 'agent.pt'"``).
+        source: the archive's path or bytes.
+        depth: how many levels of nested archives to check.
+
+    Raises:
+        ValueError: ``source`` is not a zip archive, or declares too much.
+    """
+    size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+    try:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as archive:
+            entries = archive.infolist()
+            declared = sum(info.file_size for info in entries)
+            if declared > MAX_INFLATION * max(size, 1):
+                raise ValueError(
+                    f"{what} declares {declared:,} bytes once inflated, {declared / max(size, 1):,.0f} times its own "
+                    f"{size:,} bytes; a model or checkpoint file may inflate at most {MAX_INFLATION} times")
+            check_resources(f"inflating {what} ({declared:,} bytes declared)", BYTES_PER_INFLATED_BYTE * declared)
+            for info in entries if depth > 0 else ():
+                with archive.open(info) as entry:
+                    nested = entry.read(4) == b"PK\x03\x04"
+                if nested:
+                    check_archive(f"{info.filename!r} in {what}", archive.read(info), depth - 1)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as err:  # damaged, encrypted
+        raise ValueError(f"{what} is not a readable zip archive ({type(err).__name__}: {err})") from None
 
 
 def check_disk(what: str, path: str, size_bytes: float) -> None:

@@ -13,7 +13,7 @@ from typing import Callable, Dict, Generic, List, Optional, Tuple, TypeVar
 
 from dice_envs.core.game import Game
 
-__all__ = ["SpielGame", "INFORMATION", "UTILITIES", "LONG_GAME", "none_for_minus_one", "winner_takes_all"]
+__all__ = ["SpielGame", "INFORMATION", "UTILITIES", "LONG_GAME", "NOT_GIVEN", "none_for_minus_one", "winner_takes_all"]
 
 #: OpenSpiel's ``GameType.Information`` members, by their names here.
 INFORMATION = ("perfect", "imperfect")
@@ -23,6 +23,10 @@ UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
 #: A length bound for games that have none (Pig, Zombie Dice): OpenSpiel needs one; it is never
 #: reached in practice.
 LONG_GAME = 100_000
+
+#: The default of an alias (:attr:`SpielGame.aliases`), by the type of its parameter: a value no
+#: parameter an alias names takes.
+NOT_GIVEN = {int: -1, str: ""}
 
 _G = TypeVar("_G", bound=Game)
 
@@ -44,7 +48,8 @@ class SpielGame(Generic[_G]):
         hidden: information states are the rules core's ``information_state()``.
         players: the fewest and the most players the parameters allow.
         aliases: OpenSpiel's names for parameters, where OpenSpiel has a game of this name
-            (``{its name: ours}``); both are accepted.
+            (``{its name: ours}``); both are accepted.  Each defaults to a value its parameter
+            never takes (:meth:`not_given`), so a game can tell one that was given.
         overrides: ``{parameter: the parameter it overrides}`` where an argument of two types has
             a parameter for each (OpenSpiel's parameters have one type): given, the first
             replaces the second, which the game's parameters then leave out.
@@ -80,6 +85,15 @@ class SpielGame(Generic[_G]):
         unknown = (set(self.aliases.values()) | set(self.overrides) | set(self.overrides.values())) - set(self.parameters)
         if unknown:
             raise ValueError(f"aliases and overrides name parameters the game does not have: {sorted(unknown)}")
+        for alias, ours in self.aliases.items():
+            if type(self.parameters[ours]) not in NOT_GIVEN:
+                raise ValueError(f"alias {alias!r} names {ours!r}, a {type(self.parameters[ours]).__name__}; an alias "
+                                 f"needs a parameter of a type with a 'not given' value: {sorted(t.__name__ for t in NOT_GIVEN)}")
+
+    def not_given(self, alias: str):
+        """The default of OpenSpiel's name ``alias``: a value its parameter never takes (``-1``
+        for a count, ``""`` for a string), which says it was not given."""
+        return NOT_GIVEN[type(self.parameters[self.aliases[alias]])]
 
 
 def none_for_minus_one(value):

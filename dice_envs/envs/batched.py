@@ -132,12 +132,21 @@ class BatchedGame(abc.ABC):
     #: the vector env's buffers and numpy's temporaries), as multiples of the state.
     MEMORY_FACTOR = 8
 
-    def _check_memory(self) -> None:
-        """Refuse a batch whose arrays would exceed the memory limit, from one game's arrays
-        and observation, before anything of the batch's size is allocated."""
+    def memory_bytes(self) -> int:
+        """The bytes the batch and its steps hold, from one game's arrays and observation (nothing
+        of the batch's size is allocated to work it out)."""
         one = sum(a.nbytes for a in self._new_state(1).values())
         per_game = self.MEMORY_FACTOR * one + 4 * (int(np.prod(self.observation_shape)) + self.num_actions) * 4
-        check_resources(f"{self.num_envs:,} games of {self.game.name} at once (num_envs)", per_game * self.num_envs)
+        return per_game * self.num_envs
+
+    def describe(self) -> str:
+        """``"1,000 games of pig at once (num_envs)"``: what :meth:`memory_bytes` counts."""
+        return f"{self.num_envs:,} games of {self.game.name} at once (num_envs)"
+
+    def _check_memory(self) -> None:
+        """Refuse a batch whose arrays would exceed the memory limit, before anything of the
+        batch's size is allocated."""
+        check_resources(self.describe(), self.memory_bytes())
 
     # -- what a game implements ---------------------------------------------------------
 

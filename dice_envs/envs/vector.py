@@ -31,6 +31,12 @@ decision at a time.  The jeopardy games' fixed policies do this
 small absorbing Markov chain, so how it ends is drawn from its exact distribution in one
 step.  It is used only without ``max_cycles`` (the decisions of a drawn turn are not
 counted).
+
+An opponent that allocates memory of its own (a table of whole turns) says how much with
+``memory_bytes()``, what it is with ``describe()`` and, if it is worked out before the first
+turn, how long that takes with ``seconds()`` (None if unknown); the environment refuses the
+batch and the opponent together if they would exceed the memory or time limit, and announces
+long work (:func:`dice_envs.core.resources.check_resources`), before either allocates anything.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from dice_envs.core.game import IllegalActionError
+from dice_envs.core.resources import check_resources
 from dice_envs.core.validation import check_bool, check_choice, check_optional_int
 from dice_envs.envs.batched import BatchedGame
 
@@ -104,6 +111,10 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise ValueError("observation_fn and observation_space go together")
         if not callable(opponent):
             raise ValueError(f"opponent must be a batched opponent (batch, rows, rng) -> actions, got {opponent!r}")
+        if hasattr(opponent, "memory_bytes"):
+            seconds = opponent.seconds() if hasattr(opponent, "seconds") else None
+            check_resources(f"{batch.describe()} against an opponent with {opponent.describe()}",
+                            batch.memory_bytes() + opponent.memory_bytes(), seconds)
         self.batch = batch
         self.game = batch.game
         self.num_envs = batch.num_envs

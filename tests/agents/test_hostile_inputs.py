@@ -353,6 +353,33 @@ def test_a_batch_over_the_memory_limit_is_refused_before_it_is_allocated(env_id,
         gymnasium.make_vec(env_id, num_envs=10**9, vectorization_mode="vector_entry_point", **kwargs)
 
 
+@pytest.mark.parametrize("env_id, kwargs", [("dice_envs/Pig-v0", dict(goal=300, opponent="hold_at_20")),
+                                            ("dice_envs/ZombieDice-v0", dict(goal=300, opponent="random"))])
+def test_an_opponent_s_turn_table_over_the_memory_limit_is_refused_before_it_is_built(env_id, kwargs, monkeypatch):
+    """Issue 58 item 6: make_vec(Pig-v0, num_envs=64, goal=1000, opponent="hold_at_20") (or Zombie Dice to 2000
+    against "random") passed the batch's guard, then ran out of memory building the opponent's table of whole
+    turns at the first step (a 7.5 GiB MemoryError).  Here the table is 210 MiB (Pig) and 125 MiB (Zombie Dice)."""
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "100M")
+    with pytest.raises(ResourceLimitError, match=r"64 games of \w+ at once \(num_envs\) against an opponent with a turn "
+                                                 r"table of [\d,]+ positions \(.*goal=300\) x \d+ outcomes needs about "
+                                                 r"[\d.]+ MiB of memory, over the limit of 100.0 MiB"):
+        gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", **kwargs)
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "1G")  # within the limit, the same request is built
+    env = gymnasium.make_vec(env_id, num_envs=64, vectorization_mode="vector_entry_point", **kwargs)
+    assert env.opponent.table.positions == 0  # nothing worked out (or allocated) before the first turn
+
+
+def test_a_slow_turn_table_is_announced(monkeypatch):
+    """The table of a goal near 1000 takes minutes to work out before the first step: announced, not silent."""
+    from dice_envs.agents.pig import opponents as pig_opponents
+    from dice_envs.core.resources import LongRunWarning
+
+    monkeypatch.setattr(pig_opponents, "TURN_SECONDS_PER_OUTCOME", 1e-3)
+    with pytest.warns(LongRunWarning, match=r"turn table of 10,000 positions \(scores below goal=100\).* will take about"):
+        gymnasium.make_vec("dice_envs/Pig-v0", num_envs=4, goal=100, opponent="hold_at_20",
+                           vectorization_mode="vector_entry_point")
+
+
 def test_a_huge_pig_goal_is_refused_before_the_turn_model_is_built(capsys):
     """Issue 23's attack: `solve pig --goal 1000000` hung building its turn model."""
     import time
@@ -395,9 +422,18 @@ def test_solve_shakes_obeys_the_limits(capsys):
     ("train_liars_dice_play", ["--games", "10000000000"]),
     ("train_rllib", ["--minutes", "1", "--hidden", "100000000"]),
     ("train_rllib", ["--minutes", "1", "--batch", "10000000000", "--minibatch", "10"]),
+    # issue 58 item 10: PPO's rollout buffer, ESCHER's minibatch, the exact score's grid, the self-play tables
+    ("train_pig", ["--n-steps", "1000000000"]),
+    ("train_ayzd", ["--n-steps", "100000000"]),
+    ("train_liars_dice_play", ["--method", "escher", "--minibatch", "1000000000"]),
+    ("train_liars_dice_play", ["--method", "mmd", "--minibatch", "1000000000"]),
+    ("train_pig", ["--goal", "1000"]),
+    ("train_pig", ["--pool-size", "1000000000"]),
+    ("train_ayzd", ["--pool-size", "1000000000"]),
 ])
 def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, capsys, monkeypatch):
-    """Issue 23's attack: these sizes gave allocation tracebacks (74.5 GiB, 13 GB, 52 TB asked of the allocator)."""
+    """Issue 23's attack: these sizes gave allocation tracebacks (74.5 GiB, 13 GB, 52 TB asked of the allocator);
+    issue 58's: --n-steps 1000000000 (7.45 TiB), --minibatch 1000000000 (92 GB), --goal 1000 (29.9 GiB)."""
     import importlib
 
     monkeypatch.chdir(tmp_path)  # each script's default run directory is relative
@@ -409,6 +445,23 @@ def test_trainers_refuse_huge_sizes_before_allocating(script, argv, tmp_path, ca
     assert code == 2
     err = capsys.readouterr().err
     assert "over the limit of" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("script", ["train_pig", "train_ayzd", "train_liars_dice", "train_liars_dice_play"])
+def test_trainers_refuse_more_threads_than_can_be_made(script, tmp_path, capsys, monkeypatch):
+    """Issue 58 item 10: --threads 100000 crashed the process (OpenMP's thread creation fails, or torch
+    segfaults) once the first update ran."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(f"experiments.{script}")
+    try:
+        code = module.main(["--threads", "100000", "--steps", "1"])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--threads must be at most 1024 (MAX_THREADS), got 100000" in err and "Traceback" not in err
 
 
 def test_a_killed_writer_s_temporary_file_is_removed_by_the_next_write(tmp_path):

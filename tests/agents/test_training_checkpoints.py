@@ -279,6 +279,18 @@ def foreign_npz(path):
     return buffer.getvalue()
 
 
+def zip_bomb(path):
+    """The zip ``path`` rewritten deflated, its first entry followed by zeros, 200 times the file's size:
+    a file declaring far more than it holds (issue 58 item 8)."""
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zout:
+        for k, item in enumerate(zin.infolist()):
+            zout.writestr(item.filename, zin.read(item) + (bytes(200 * path.stat().st_size) if k == 0 else b""))
+    return buffer.getvalue()
+
+
 JEOPARDY_DAMAGE = {
     "state.json {}": (write("state.json", b"{}"), "state.json", "no 'format'"),
     "state.json []": (write("state.json", b"[]"), "state.json", "should be an object"),
@@ -304,6 +316,9 @@ JEOPARDY_DAMAGE = {
     "pool truncated": (write("pool-*.npz", lambda p: p.read_bytes()[:300]), "pool-0000000128.npz", "BadZipFile"),
     "pool foreign": (write("pool-*.npz", foreign_npz), "pool-0000000128.npz", "not this run's self-play pool"),
     "pool missing": (lambda ckpt: next(ckpt.glob("pool-*.npz")).unlink(), "pool-0000000128.npz", "missing"),
+    "model a zip bomb": (write("model-*.zip", zip_bomb), "model-0000000128.zip", "a model or checkpoint file may "
+                                                                                 "inflate at most 100 times"),
+    "pool a zip bomb": (write("pool-*.npz", zip_bomb), "pool-0000000128.npz", "may inflate at most 100 times"),
 }
 
 
@@ -512,6 +527,8 @@ def ld_write(data):
 
 LD_DAMAGE = {
     "garbage": (ld_write(b"garbage"), "checkpoint.pt", "torch cannot read it"),
+    "a zip bomb": (lambda run: (run / "checkpoint.pt").write_bytes(zip_bomb(run / "checkpoint.pt")), "checkpoint.pt",
+                   "a model or checkpoint file may inflate at most 100 times"),
     "empty": (ld_write(b""), "checkpoint.pt", "torch cannot read it"),
     "crafted torch.save": (crafted("torch.save"), "checkpoint.pt", "torch cannot read it"),
     "crafted pickle": (crafted("pickle"), "checkpoint.pt", "torch cannot read it"),

@@ -145,6 +145,62 @@ def test_declared_sizes_over_the_limit_are_refused_before_building(tmp_path, mon
         load_agent(str(target))
 
 
+def deflated_copy(source, target, padded: str, pad: int) -> None:
+    """``source`` (a zip) rewritten deflated, the entry ending in ``padded`` followed by ``pad`` zero bytes."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            raw = zin.read(item.filename)
+            zout.writestr(item.filename, raw + bytes(pad) if item.filename.endswith(padded) else raw)
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes(tmp_path):
+    """Issue 58 item 8: a deflate-compressed ``.pt`` inflated without a size check (a 1.5 MB file took
+    1.4 GB).  Its declared sizes are read first; here a 24 KB file declares 24 MB."""
+    from dice_envs.core.resources import MAX_INFLATION
+
+    save_liars_dice_model(tmp_path / "ok.pt")
+    deflated_copy(tmp_path / "ok.pt", tmp_path / "bomb.pt", "/data/0", 24 << 20)
+    assert (tmp_path / "bomb.pt").stat().st_size * MAX_INFLATION < 24 << 20
+    with pytest.raises(ValueError, match=r"bomb.pt' declares 25,1\d\d,\d{3} bytes once inflated, \d+ times its own "
+                                         r"[\d,]+ bytes; a model or checkpoint file may inflate at most 100 times"):
+        load_agent(str(tmp_path / "bomb.pt"))
+    # the torch file inside a Stable-Baselines3 zip is checked too
+    with zipfile.ZipFile(PIG_MODEL) as zin:
+        weights = zin.read("policy.pth")
+    deflated_copy(__import__("io").BytesIO(weights), tmp_path / "policy.pth", "/data/0", 24 << 20)
+    with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(tmp_path / "nested.zip", "w") as zout:
+        for item in zin.infolist():
+            raw = (tmp_path / "policy.pth").read_bytes() if item.filename == "policy.pth" else zin.read(item.filename)
+            zout.writestr(item, raw)
+    with pytest.raises(ValueError, match=r"'policy.pth' in model file .*nested.zip' declares .* at most 100 times"):
+        load_agent(str(tmp_path / "nested.zip"))
+    # a file within the ratio but over the memory limit
+    save_liars_dice_model(tmp_path / "ok.pt")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DICE_ENVS_MAX_MEMORY", "2K")
+        with pytest.raises(ResourceLimitError, match=r"inflating model file .*ok.pt' \([\d,]+ bytes declared\) needs "
+                                                     r"about .* over the limit of 2.0 KiB"):
+            load_agent(str(tmp_path / "ok.pt"))
+
+
+@pytest.mark.parametrize("shape", ["(1000000000,)", "(100000, 100000)"])
+def test_a_huge_observation_shape_is_refused_before_the_spaces_are_built(tmp_path, shape):
+    """Issue 58 item 9: an SB3 zip recording an observation shape of 10**9 gave a MemoryError traceback
+    (its bounds were allocated before anything was checked)."""
+    target = tmp_path / "wide.zip"
+    with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(target, "w") as zout:
+        for item in zin.infolist():
+            raw = zin.read(item.filename)
+            if item.filename == "data":
+                data = json.loads(raw)
+                data["observation_space"]["_shape"] = shape
+                raw = json.dumps(data).encode()
+            zout.writestr(item, raw)
+    with pytest.raises(ValueError, match=r"observation shape .* holds 1\d*(,000)+ numbers, over the 1,048,576 a "
+                                         r"model's observation can have \(MAX_OBSERVATION_SIZE\)"):
+        load_agent(str(target))
+
+
 def test_a_model_of_another_game_is_refused_naming_both():
     with pytest.raises(ValueError, match="trained on 'pig', not on 'ayzd'"):
         score("ayzd", PIG_MODEL)

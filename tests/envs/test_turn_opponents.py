@@ -119,6 +119,59 @@ def test_the_pig_table_covers_the_scores_below_the_goal():
     np.testing.assert_array_equal(inside, [True, True, False])
 
 
+def test_a_draw_for_many_games_holds_one_pass_at_a_time(monkeypatch):
+    """Issue 58 item 7: make_vec(Pig-v0, num_envs=10**7, opponent="random") passed the batch's guard, then
+    failed at its first step on a 3.95 GiB temporary: the draw compared every game's whole row of the table
+    at once.  It now draws in passes of PASS_BYTES (lowered here), the same numbers as one pass would."""
+    import tracemalloc
+
+    from dice_envs.agents.evaluate import jeopardy_agents
+
+    game = PigGame(goal=100)
+    table = pig_opponents.make_batched_opponent("random", game).table
+    games = 100_000
+    position = (np.zeros(games, np.int64), np.zeros(games, np.int64))
+    table.draw(tuple(x[:1] for x in position), np.random.default_rng(0))  # the table is worked out (an eager table: all of it)
+    monkeypatch.setattr(jeopardy_agents, "PASS_BYTES", 1 << 20)
+    tracemalloc.start()
+    try:
+        drawn = table.draw(position, np.random.default_rng(1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    row = games * table.width * 8  # one pass over every game's row: 85 MB here
+    assert peak < row / 8, f"the draw held {peak:,} bytes at once"
+    cumulative = np.cumsum(pig_solver.turn_endings(pig_solver.uniform_random(), [0], [0], game.goal, game.die)[0])
+    cumulative /= cumulative[-1]
+    cumulative[-1] = 1.0
+    u = np.random.default_rng(1).random(games)
+    np.testing.assert_array_equal(drawn, np.searchsorted(cumulative, u, side="right"))
+
+
+@pytest.mark.parametrize("make, position", [
+    (lambda: pig_opponents.make_batched_opponent("hold_at_20", PigGame(goal=150)), ([0], [0])),
+    (lambda: zombie_dice_opponents.make_batched_opponent("random", ZombieDiceGame(variant="all_yellow", goal=100)),
+     ([0, 1, 1], [0, 5, 99], [3, 0, 120])),
+], ids=["pig, eager", "zombie dice, lazy"])
+def test_a_turn_table_s_memory_estimate_covers_its_peak(make, position):
+    """What the environments' guard counts for an opponent's table is never below what working it out
+    holds (measured with tracemalloc, which sees numpy's allocations), and for the eager table, whose
+    size is what a refusal turns on, not more than twice as much.  (A lazy table is counted as if every
+    position were asked; here three are.)"""
+    import tracemalloc
+
+    table = make().table
+    tracemalloc.start()
+    try:
+        table.draw(tuple(np.array(x) for x in position), np.random.default_rng(0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= table.memory_bytes(), (peak, table.memory_bytes())
+    if table.eager:
+        assert table.positions == table.size and table.memory_bytes() <= 2 * peak, (peak, table.memory_bytes())
+
+
 def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
     game = ZombieDiceGame(num_players=3, variant="official")
     assert not hasattr(zombie_dice_opponents.make_batched_opponent("random", game), "play_turns")

@@ -206,6 +206,36 @@ def test_openspiel_s_parameter_names_are_accepted():
         pyspiel.load_game("dice_envs_liars_dice", {"numdice": 2, "dice_per_player": 3})
 
 
+@pytest.mark.parametrize("params, message", [
+    ({"dice_per_player": 2, "dice": "1,1"}, r"dice='1,1' and dice_per_player=2 conflict \(dice overrides dice_per_player\)"),
+    ({"wild": True, "wild_rule": "aces"}, r"wild_rule='aces' and wild=True conflict"),
+    ({"wild": True, "wild_rule": "none"}, r"wild_rule='none' and wild=True conflict"),
+    ({"numdice": 2, "dice": "1,1"}, r"dice='1,1' and dice_per_player=2 conflict"),
+    # OpenSpiel's names given at OpenSpiel's defaults: pyspiel fills every parameter in, so these were ignored
+    ({"numdice": 1, "dice_per_player": 2}, r"numdice=1 and dice_per_player=2 name the same parameter"),
+    ({"players": 2, "num_players": 3}, r"players=2 and num_players=3 name the same parameter"),
+    ({"dice_sides": 6, "faces": 4}, r"dice_sides=6 and faces=4 name the same parameter"),
+])
+def test_conflicting_parameters_are_refused(params, message):
+    """Issue 58 item 19: ``{"dice_per_player": 2, "dice": "1,1"}`` built one die each and reported two;
+    issue 56 item 10: an OpenSpiel name given at its default (``numdice=1``) could not be told from one
+    not given, so it lost silently to the parameter it names."""
+    with pytest.raises(ValueError, match=message):
+        pyspiel.load_game("dice_envs_liars_dice", params)
+
+
+def test_parameters_that_agree_are_accepted():
+    """Two names for one game are not a conflict; OpenSpiel's names default to -1, "not given"."""
+    assert pyspiel.load_game("dice_envs_liars_dice", {"dice_per_player": 2, "dice": "2,2"}).core.dice == (2, 2)
+    assert pyspiel.load_game("dice_envs_liars_dice", {"wild": True, "wild_rule": "highest"}).core.wild == \
+        pyspiel.load_game("dice_envs_liars_dice", {"wild": True}).core.wild
+    assert pyspiel.load_game("dice_envs_liars_dice", {"numdice": 2, "dice_per_player": 2}).core.dice == (2, 2)
+    assert pyspiel.load_game("dice_envs_liars_dice", {"numdice": 1}).core.dice == (1, 1)
+    spec = pyspiel.load_game("dice_envs_pig").get_type().parameter_specification
+    assert spec["winscore"] == spec["diceoutcomes"] == -1 and spec["goal"] == 100
+    assert pyspiel.load_game("dice_envs_pig", {"winscore": 20, "goal": 20}).core.goal == 20
+
+
 def test_a_parameter_that_overrides_another_leaves_it_out_of_the_game_s_name():
     """``wild_rule`` and ``dice`` override ``wild`` and ``dice_per_player`` (OpenSpiel's parameters have
     one type each): the game's name shows the rule played, not ``wild=False`` next to ``wild_rule=highest``."""
