@@ -29,7 +29,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 
-from dice_envs.core.files import atomic_path
+from dice_envs.core.files import atomic_path, os_error_line
 
 # -- options ----------------------------------------------------------------------------------
 
@@ -336,6 +336,9 @@ def run_lock(run_dir: Path):
     import fcntl
 
     run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a directory: give a directory (it is created as "
+                         "needed)")
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / ".lock", "a") as handle:  # created once, never written: a rerun changes no file
         try:
@@ -379,8 +382,9 @@ def run_script(name: str, parse, train, argv=None) -> int:
     """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
     the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
     2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
-    use; the message on stderr) or a full disk (naming the file), 130 when interrupted (Ctrl-C,
-    or a report that says so)."""
+    use; the message on stderr), a full disk (naming the file) or another ``OSError`` (a path
+    that cannot be read or written: one line naming it, :func:`os_error_line`), 130 when
+    interrupted (Ctrl-C, SIGTERM, or a report that says so)."""
     import json
 
     try:
@@ -392,7 +396,8 @@ def run_script(name: str, parse, train, argv=None) -> int:
         return 2
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
+            print(f"{name}: error: {os_error_line(err)}", file=sys.stderr)
+            return 2
         print(f"{name}: error: disk full writing {err.filename or 'the run directory'} ({err.strerror}); "
               f"free some space (or give another --run-dir) and rerun the same command to resume from the last "
               f"checkpoint", file=sys.stderr)

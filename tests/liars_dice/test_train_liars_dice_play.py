@@ -301,6 +301,43 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
     assert code == 2 and report is None and f"remove {run}" in err and "Traceback" not in err, err
 
 
+@pytest.fixture(scope="module")
+def escher_run(lp, tmp_path_factory):
+    """A few ESCHER updates (3 faces), checkpointed."""
+    run = tmp_path_factory.mktemp("escher_short") / "run"
+    assert lp.main([*ESCHER, "--run-dir", str(run), "--steps", "3000", "--eval-every", "20", *TINY]) == 0
+    return run
+
+
+@pytest.mark.parametrize("case, message", [
+    ("nan regret weights", "non-finite numbers in escher['regret_net']"),
+    ("inf optimiser moment", "non-finite numbers in escher['opt_"),
+    ("negative reservoir weight", "the reservoir holds negative weights"),
+])
+def test_a_poisoned_escher_checkpoint_is_refused(lp, escher_run, tmp_path, capsys, case, message):
+    """Issue 58's attack: an ESCHER checkpoint with NaN weights loaded (one update later the run
+    stopped, blaming the learning rate), and negative reservoir weights loaded."""
+    run = tmp_path / "run"
+    shutil.copytree(escher_run, run)
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)
+    learner = blob["escher"]
+    if case == "nan regret weights":
+        next(iter(learner["regret_net"].values())).view(-1)[0] = float("nan")
+    elif case == "inf optimiser moment":
+        name = next(k for k in learner if k.startswith("opt_") and learner[k]["state"])
+        moments = next(iter(learner[name]["state"].values()))
+        moments["exp_avg"].view(-1)[0] = float("inf")
+    else:
+        learner["regrets"]["weight"][0] = -1.0
+    state = json.loads(blob["state"])
+    state.pop("report", None)
+    blob["state"] = json.dumps(state)
+    torch.save(blob, run / "checkpoint.pt")
+    code, report, err = call(lp, capsys, [*ESCHER, "--run-dir", str(run), "--steps", "90000", "--eval-every", "20",
+                                          *TINY])
+    assert code == 2 and report is None and message in err and f"remove {run}" in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("option,value", [
     ("--method", "nfsp"), ("--explore", "2"), ("--explore-sharpness", "-0.5"), ("--games", "0"), ("--eta", "nan"),
     ("--eta", "0"), ("--clip", "0"),
