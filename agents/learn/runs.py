@@ -23,6 +23,7 @@ import math
 import os
 import random
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
@@ -378,15 +379,39 @@ def save_bytes(buffer, fh) -> None:
         raise OSError(err.errno, err.strerror, getattr(fh, "name", None)) from None
 
 
+#: The signals that stopped the run in progress, as the trainers' handlers note them (:func:`note_signal`).
+_STOPPED_BY: set = set()
+
+
+def note_signal(signum: int) -> None:
+    """Note that the signal ``signum`` (SIGINT, SIGTERM) stopped the run in progress: a trainer's
+    handler calls it, so that :func:`run_script` passes a SIGTERM on once the run has saved."""
+    _STOPPED_BY.add(signum)
+
+
+def _pass_on_sigterm() -> None:
+    """After a run that SIGTERM stopped has saved and reported, call the SIGTERM handler of what
+    runs the trainer in the same process (the command line's, which exits with status 130; a test
+    runner's, which stops the test run), as if the signal had reached it.  A trainer run as a script
+    (the default handler) just exits with status 130, as after Ctrl-C."""
+    if signal.SIGTERM in _STOPPED_BY:
+        _STOPPED_BY.clear()
+        handler = signal.getsignal(signal.SIGTERM)
+        if callable(handler):
+            handler(signal.SIGTERM, None)
+
+
 def run_script(name: str, parse, train, argv=None) -> int:
     """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
     the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
     2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
     use; the message on stderr), a full disk (naming the file) or another ``OSError`` (a path
     that cannot be read or written: one line naming it, :func:`os_error_line`), 130 when
-    interrupted (Ctrl-C, SIGTERM, or a report that says so)."""
+    interrupted (Ctrl-C, SIGTERM, or a report that says so).  A run stopped by SIGTERM passes the
+    signal on (:func:`_pass_on_sigterm`) once it has saved what it saves on Ctrl-C."""
     import json
 
+    _STOPPED_BY.clear()
     try:
         args = parse(argv)
         with run_lock(Path(args.run_dir)):  # one run per directory
@@ -404,6 +429,8 @@ def run_script(name: str, parse, train, argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)
+        _pass_on_sigterm()
         return 130
     print(json.dumps(report), flush=True)
+    _pass_on_sigterm()
     return 130 if report.get("interrupted") else 0

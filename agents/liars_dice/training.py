@@ -51,6 +51,7 @@ from dice_envs.agents.learn.runs import (
     damaged,
     jsonable,
     log,
+    note_signal,
     save_torch,
 )
 
@@ -269,13 +270,16 @@ def make_scorer(game, cfr_target: float):
 
 class SignalStop:
     """While active (a ``with`` block), Ctrl-C and SIGTERM set :attr:`flag` instead of
-    raising, so a training loop can finish its update and save a checkpoint."""
+    raising, so a training loop can finish its update and save a checkpoint; the signal is noted
+    (:func:`dice_envs.agents.learn.runs.note_signal`), so that a SIGTERM reaches what runs the
+    trainer once the run has saved."""
 
     def __init__(self):
         self.flag = False
 
     def _handle(self, signum, frame):
         self.flag = True
+        note_signal(signum)  # a SIGTERM is passed on once the run has saved (run_script)
 
     def __enter__(self):
         self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -210,8 +210,8 @@ def reference(lp, tmp_path_factory):
     return out
 
 
-def ctrl_c_during_update(monkeypatch, update: int) -> None:
-    """Raise SIGINT (Ctrl-C) while update ``update`` deals its games (each update deals once)."""
+def ctrl_c_during_update(monkeypatch, update: int, signum: int = signal.SIGINT) -> None:
+    """Raise SIGINT (Ctrl-C), or ``signum``, while update ``update`` deals its games (each update deals once)."""
     from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     real_reset, calls = LiarsDiceBatch.reset, []
@@ -219,7 +219,7 @@ def ctrl_c_during_update(monkeypatch, update: int) -> None:
     def reset(*a, **k):
         calls.append(1)
         if len(calls) == update:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signum)
         return real_reset(*a, **k)
 
     monkeypatch.setattr(LiarsDiceBatch, "reset", reset)
@@ -248,6 +248,26 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, meth
     resumed = snapshot(run)
     assert resumed["curve"] == reference["curve"]
     assert_same(resumed, reference)
+
+
+def test_sigterm_stops_an_in_process_trainer_as_ctrl_c_and_reaches_what_runs_it(lp, tmp_path, capsys, monkeypatch):
+    """Issue 58's attack: a trainer running in the test's process swallowed SIGTERM (it saved and
+    returned, and the test run went on).  It stops as on Ctrl-C, saving its checkpoint, and then
+    hands the signal to the handler it replaced (the test run's, here one that notes it)."""
+    run = tmp_path / "run"
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        ctrl_c_during_update(monkeypatch, 3, signal.SIGTERM)
+        code, report, err = call(lp, capsys, ["--run-dir", str(run), *RESUME_MCCFR])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert code == 130 and report["interrupted"] and report["updates"] == 3 and "interrupted" in err
+    assert snapshot(run)["updates"] == 3 and seen == [signal.SIGTERM]
+    # Ctrl-C is not passed on: the caller's own Ctrl-C handler is Python's, which raises KeyboardInterrupt.
+    ctrl_c_during_update(monkeypatch, 2)
+    code, report, _ = call(lp, capsys, ["--run-dir", str(tmp_path / "other"), *RESUME_MCCFR])
+    assert code == 130 and report["updates"] == 2 and seen == [signal.SIGTERM]
 
 
 def test_finished_run_reports_again_and_refuses_other_options(lp, runs, capsys):
