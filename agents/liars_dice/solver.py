@@ -890,16 +890,18 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
             return None
         problem = policy_problem(tree, edge, call)
         if problem is not None:
-            return _ignored(path, f"it is not a policy: {problem}")
+            _ignored(path, f"it is not a policy: {problem}")
+            return None
         policy = TreePolicy(tree, edge, call)
         ev = evaluate(tree, policy)
         # float32 probabilities (the compiled solver's) move the figures by rounding only
         tolerance = 1e-9 if edge.dtype == np.float64 else 1e-6
         if not (abs(ev.exploitability - meta["exploitability"]) < tolerance
                 and abs(ev.value_first_player - meta["value_first_player"]) < tolerance):
-            return _ignored(path, f"its recorded exploitability {meta['exploitability']!r} and value "
-                                  f"{meta['value_first_player']!r} are not its policy's ({ev.exploitability:.6g}, "
-                                  f"{ev.value_first_player:.6g})")
+            _ignored(path, f"its recorded exploitability {meta['exploitability']!r} and value "
+                           f"{meta['value_first_player']!r} are not its policy's ({ev.exploitability:.6g}, "
+                           f"{ev.value_first_player:.6g})")
+            return None
         if not (ev.exploitability <= target + tolerance or int(meta["iterations"]) >= max_iterations):
             return None  # stopped early (killed): solved again
         return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, int(meta["iterations"]),
@@ -909,9 +911,8 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
 
 
 def _ignored(path: str, why: str) -> None:
-    """A cache file that is not what it claims, named in a warning; read as absent."""
+    """Name in a warning a cache file that is not what it claims (it is read as absent)."""
     warnings.warn(f"the solver cache file {path} is ignored and solved again: {why}", RuntimeWarning, stacklevel=3)
-    return None
 
 
 def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,

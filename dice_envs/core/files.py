@@ -93,5 +93,5 @@ def os_error_line(err: OSError) -> str:
                         for p in (err.filename, err.filename2) if p is not None)
     hint = {errno.EROFS: "give a path that can be written", errno.EACCES: "give a path that can be written",
             errno.EPERM: "give a path that can be written", errno.ENOTDIR: "a part of the path is a file",
-            errno.EEXIST: "a file is in the way"}.get(err.errno)
+            errno.EEXIST: "a file is in the way"}.get(err.errno or 0)
     return f"{what[:1].lower()}{what[1:]}" + (f": {paths}" if paths else "") + (f" ({hint})" if hint else "")
