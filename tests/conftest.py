@@ -1,6 +1,7 @@
 """Settings every test shares."""
 
 import pytest
+from stop_on_sigterm import pytest_configure, pytest_unconfigure  # noqa: F401  (SIGTERM stops the run and its children)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,8 +16,10 @@ import warnings
 from typing import Optional, Sequence
 
 from dice_envs.agents.cli import train
+from dice_envs.agents.evaluate.contract import AgentError
 from dice_envs.core import resources
 from dice_envs.core.extras import DependencyNotInstalled
+from dice_envs.core.files import os_error_line
 from dice_envs.registry import GAMES, plain_name
 
 VERBS = {
@@ -103,6 +105,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get(DEBUG_VARIABLE):
             raise
         parser.exit(2, f"dice-envs: error: {err}\n")
+    except AgentError as err:  # the agent's own exception (SystemExit included), naming the agent
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        parser.exit(1, f"dice-envs: error: {err}\n")
+    except OSError as err:  # a path that cannot be read or written (a file as a directory, a read-only disk)
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        parser.exit(2, f"dice-envs: error: {os_error_line(err)}\n")
     except KeyboardInterrupt:
         return 130
     finally:

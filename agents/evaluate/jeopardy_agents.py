@@ -16,6 +16,7 @@ from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
+from dice_envs.agents.evaluate.contract import ask_policy
 from dice_envs.core.encodings import HOLD, ROLL
 from dice_envs.core.resources import check_resources
 from dice_envs.core.validation import check_int, check_real
@@ -25,7 +26,9 @@ class PolicyAgent:
     """Plays ``policy(p, i, j, b, s) -> probability of rolling``.
 
     A fresh turn always rolls (holding is illegal); a fractional probability is
-    sampled with ``rng``.
+    sampled with ``rng``.  Each answer is checked as the scorers check them
+    (:func:`dice_envs.agents.evaluate.contract.ask_policy`): a policy that raises, or answers
+    anything but a probability, is refused by name.
     """
 
     def __init__(self, policy, rng: Optional[np.random.Generator] = None):
@@ -35,7 +38,7 @@ class PolicyAgent:
     def roll_probability(self, state) -> float:
         if not state.rolled:
             return 1.0
-        return float(np.asarray(self.policy(*state.two_player_view())))
+        return float(ask_policy(self.policy, state.two_player_view(), ()))
 
     def act(self, state) -> int:
         q = self.roll_probability(state)
@@ -59,15 +62,15 @@ class BatchedPolicyAgent:
 
     The positions come from the batch's ``two_player_view(rows)`` (``(p, i, j, b, s)``
     for Zombie Dice, ``(i, j, k)`` for Pig), so a table policy such as the solvers'
-    optimal one is one array look-up per step.
+    optimal one is one array look-up per step.  Its answers are checked
+    (:func:`dice_envs.agents.evaluate.contract.ask_policy`), as :class:`PolicyAgent`'s.
     """
 
     def __init__(self, policy):
         self.policy = policy
 
     def __call__(self, batch, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        q = np.asarray(self.policy(*batch.two_player_view(rows)), dtype=np.float64)
-        q = np.where(batch.rolled(rows), np.broadcast_to(q, rows.shape), 1.0)
+        q = np.where(batch.rolled(rows), ask_policy(self.policy, batch.two_player_view(rows), rows.shape), 1.0)
         return np.where(rng.random(len(rows)) < q, ROLL, HOLD)
 
 

@@ -39,7 +39,7 @@ from typing import Optional
 
 import numpy as np
 
-from dice_envs.agents.evaluate.contract import check_probabilities
+from dice_envs.agents.evaluate.contract import ContractError, call_agent, check_probabilities, real_array
 from dice_envs.core.extras import needs_extra
 from dice_envs.registry import GAMES, load
 
@@ -72,7 +72,9 @@ class Agent:
 
 class FunctionAgent(Agent):
     """``fn(observations, masks)`` returning probabilities or ``(N,)`` integer actions, checked
-    (:func:`dice_envs.agents.evaluate.contract.check_probabilities`)."""
+    (:func:`dice_envs.agents.evaluate.contract.check_probabilities`); what ``fn`` raises is an
+    :class:`~dice_envs.agents.evaluate.contract.AgentError` naming it
+    (:func:`~dice_envs.agents.evaluate.contract.call_agent`)."""
 
     def __init__(self, fn, name: Optional[str] = None, kind: str = "function"):
         if not callable(fn):
@@ -81,16 +83,14 @@ class FunctionAgent(Agent):
         self.name = name if name else getattr(fn, "__name__", "agent")
 
     def __call__(self, observations, masks):
-        try:
-            answer = self.fn(observations, masks)
-        except TypeError as err:
-            raise ValueError(f"agent {self.name} must take (observations, masks): {err}") from None
-        answer = np.asarray(answer)
+        what = f"agent {self.name}"
+        answer = call_agent(self.fn, what, observations, masks, takes="(observations, masks)")
+        answer = real_array(answer, what, "action probabilities or actions")
         if answer.ndim == 1 and answer.shape[0] == masks.shape[0]:  # actions
             if not np.issubdtype(answer.dtype, np.integer):
-                raise ValueError(f"agent {self.name} returned {answer.dtype} actions; actions must be integers")
+                raise ContractError(f"{what} returned {answer.dtype} actions; actions must be integers")
             if np.any((answer < 0) | (answer >= masks.shape[1])):
-                raise ValueError(f"agent {self.name} returned an action outside 0..{masks.shape[1] - 1}")
+                raise ContractError(f"{what} returned an action outside 0..{masks.shape[1] - 1}")
             one_hot = np.zeros(masks.shape)
             one_hot[np.arange(len(answer)), answer] = 1.0
             answer = one_hot
@@ -116,7 +116,7 @@ class NetworkAgent(Agent):
 
         observations = np.array(observations, np.float32)
         if observations.ndim != 2 or observations.shape[1] != self.observation_size:
-            raise ValueError(f"{self.name} takes observations of length {self.observation_size}, got shape "
+            raise ContractError(f"{self.name} takes observations of length {self.observation_size}, got shape "
                              f"{observations.shape}: was it trained on this game and observation?")
         probs = np.empty(masks.shape)
         with torch.no_grad():
@@ -225,7 +225,7 @@ def import_function(spec: str):
         sys.path.insert(0, os.getcwd())
     try:
         return getattr(importlib.import_module(module), attr)
-    except Exception as err:  # noqa: BLE001 - whatever importing the user's module raises, in one line
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - whatever importing the user's module raises, in one line
         raise ValueError(f"cannot import agent {spec!r}: {type(err).__name__}: {err}") from None
     finally:
         if added:

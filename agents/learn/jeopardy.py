@@ -131,6 +131,7 @@ from dice_envs.agents.learn.runs import (
     jsonable,
     layer_sizes,
     log,
+    note_signal,
     random_states,
     restore_random_states,
     run_script,
@@ -817,6 +818,7 @@ def train(spec: GameSpec, args) -> dict:
                        state["result"].get("references") or {})
 
     def on_sigterm(signum, frame):
+        note_signal(signum)  # passed on once the run has saved (run_script)
         raise KeyboardInterrupt
 
     committed: Any = copy.deepcopy(state) if resumed else None  # the state of the checkpoint on disk

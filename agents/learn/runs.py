@@ -23,6 +23,7 @@ import math
 import os
 import random
 import re
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 
-from dice_envs.core.files import atomic_path
+from dice_envs.core.files import atomic_path, os_error_line
 
 # -- options ----------------------------------------------------------------------------------
 
@@ -389,6 +390,9 @@ def run_lock(run_dir: Path):
     import fcntl
 
     run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a directory: give a directory (it is created as "
+                         "needed)")
     run_dir.mkdir(parents=True, exist_ok=True)
     with open(run_dir / ".lock", "a") as handle:  # created once, never written: a rerun changes no file
         try:
@@ -428,14 +432,39 @@ def save_bytes(buffer, fh) -> None:
         raise OSError(err.errno, err.strerror, getattr(fh, "name", None)) from None
 
 
+#: The signals that stopped the run in progress, as the trainers' handlers note them (:func:`note_signal`).
+_STOPPED_BY: set = set()
+
+
+def note_signal(signum: int) -> None:
+    """Note that the signal ``signum`` (SIGINT, SIGTERM) stopped the run in progress: a trainer's
+    handler calls it, so that :func:`run_script` passes a SIGTERM on once the run has saved."""
+    _STOPPED_BY.add(signum)
+
+
+def _pass_on_sigterm() -> None:
+    """After a run that SIGTERM stopped has saved and reported, call the SIGTERM handler of what
+    runs the trainer in the same process (the command line's, which exits with status 130; a test
+    runner's, which stops the test run), as if the signal had reached it.  A trainer run as a script
+    (the default handler) just exits with status 130, as after Ctrl-C."""
+    if signal.SIGTERM in _STOPPED_BY:
+        _STOPPED_BY.clear()
+        handler = signal.getsignal(signal.SIGTERM)
+        if callable(handler):
+            handler(signal.SIGTERM, None)
+
+
 def run_script(name: str, parse, train, argv=None) -> int:
     """A training script's ``main``: ``parse(argv)`` the options, ``train(args)`` while holding
     the run directory's lock (:func:`run_lock`), print the report as one JSON line.  Exit code
     2 for a ``ValueError`` (bad options, a damaged checkpoint, a diverged run, a directory in
-    use; the message on stderr) or a full disk (naming the file), 130 when interrupted (Ctrl-C,
-    or a report that says so)."""
+    use; the message on stderr), a full disk (naming the file) or another ``OSError`` (a path
+    that cannot be read or written: one line naming it, :func:`os_error_line`), 130 when
+    interrupted (Ctrl-C, SIGTERM, or a report that says so).  A run stopped by SIGTERM passes the
+    signal on (:func:`_pass_on_sigterm`) once it has saved what it saves on Ctrl-C."""
     import json
 
+    _STOPPED_BY.clear()
     try:
         args = parse(argv)
         with run_lock(Path(args.run_dir)):  # one run per directory
@@ -445,13 +474,16 @@ def run_script(name: str, parse, train, argv=None) -> int:
         return 2
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
+            print(f"{name}: error: {os_error_line(err)}", file=sys.stderr)
+            return 2
         print(f"{name}: error: disk full writing {err.filename or 'the run directory'} ({err.strerror}); "
               f"free some space (or give another --run-dir) and rerun the same command to resume from the last "
               f"checkpoint", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted; rerun the same command to resume from the last checkpoint", file=sys.stderr)
+        _pass_on_sigterm()
         return 130
     print(json.dumps(report), flush=True)
+    _pass_on_sigterm()
     return 130 if report.get("interrupted") else 0

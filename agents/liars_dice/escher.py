@@ -263,6 +263,8 @@ class Reservoir:
                                  f"{mine.dtype}{[n, *mine.shape[1:]]}")
         if not (np.isfinite(parts["target"]).all() and np.isfinite(parts["weight"]).all()):
             raise ValueError("the reservoir holds numbers that are not finite")
+        if (parts["weight"] < 0).any():
+            raise ValueError("the reservoir holds negative weights")
         for name, array in parts.items():
             getattr(self, name)[:n] = array
         self.seen = seen

@@ -428,15 +428,19 @@ def hidden_sizes(hidden: str):
 def equilibrium(game, target: float = 1e-4, cache_dir=None):
     """The CFR+ reference, from (or into) the solver's disk cache; a warning says so if
     the iteration cap stopped it above ``target``."""
-    import warnings
-
     from dice_envs.agents.liars_dice.solver import default_cache_dir, solve
 
-    result = solve(game, target, cache_dir=cache_dir or default_cache_dir())
+    return _announce_capped(solve(game, target, cache_dir=cache_dir or default_cache_dir()), target)
+
+
+def _announce_capped(result, target: float):
+    """``result``, with a warning if the iteration cap stopped its solve above ``target``."""
+    import warnings
+
     if result.exploitability > target:
-        warnings.warn(f"the equilibrium of {game!r} reached an exploitability of {result.exploitability:.3g} in "
-                      f"{result.iterations} iterations, above the {target:g} asked for", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(f"the equilibrium of {result.game!r} reached an exploitability of {result.exploitability:.3g} "
+                      f"in {result.iterations} iterations, above the {target:g} asked for", RuntimeWarning,
+                      stacklevel=3)
     return result
 
 
@@ -454,7 +458,7 @@ def equilibrium_if_cheap(game, target: float = 1e-4, cache_dir=None):
 
     cached = load_cached_or_shipped(game, target, "cfr+", cache_dir or default_cache_dir())
     if cached is not None:
-        return cached
+        return _announce_capped(cached, target)
     return equilibrium(game, target, cache_dir) if state_count(game) <= CHEAP_EQUILIBRIUM else None
 
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
@@ -901,17 +902,49 @@ def store_cached(result: SolveResult, target: float, cache_dir: str, max_iterati
     return solver_cache.store(path, {"edge": result.policy.edge, "call": result.policy.call}, meta)
 
 
+def policy_problem(tree, edge: np.ndarray, call: np.ndarray) -> Optional[str]:
+    """What keeps ``edge`` and ``call`` from being a :class:`TreePolicy` on ``tree`` (a
+    :class:`PublicTree` or a :class:`~dice_envs.agents.liars_dice.compiled_solver.RoundTables`),
+    or None: every probability must be finite and in ``[0, 1]``, no call at the root, and at
+    every public node, for every roll of the player to act there, the bids and the call must
+    sum to 1 (within rounding: 1e-9 for float64 tables, 1e-5 for float32 ones).  Checked a
+    roll column at a time, so it needs memory for one column only."""
+    tolerance = 1e-9 if edge.dtype == np.float64 and call.dtype == np.float64 else 1e-5
+    rolls = np.array([len(r) for r in tree.player_rolls])[np.asarray(tree.player)]  # rolls of the player to act
+    if np.any(call[0] != 0):
+        return "it calls at the root, where there is no bid to call"
+    for r in range(tree.R):
+        e, c = edge[:, r].astype(np.float64), call[:, r].astype(np.float64)
+        for name, x in (("bid", e), ("call", c)):
+            if not np.isfinite(x).all():
+                return f"non-finite {name} probabilities (roll column {r})"
+            if x.min() < 0 or x.max() > 1:
+                return f"{name} probabilities outside [0, 1] (roll column {r})"
+        total = c.copy()
+        for k in range(tree.B):  # add each node's bids, a level of children at a time
+            lo, hi = 1 << k, 1 << (k + 1)
+            total[:lo] += e[lo:hi]
+        bad = (rolls > r) & (np.abs(total - 1.0) > tolerance)
+        if bad.any():
+            m = int(np.flatnonzero(bad)[0])
+            return f"at public node {m}, roll column {r}, the probabilities sum to {total[m]:.12g}, not 1"
+    return None
+
+
 def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: str,
                 max_iterations: int = 100_000) -> Optional[SolveResult]:
     """The cached result, or ``None`` if missing, stale or damaged.
 
     The cache is trusted only if its metadata matches this game, target, algorithm,
-    iteration cap and solver version, the arrays have the right shape, and the stored
-    policy's exploitability, recomputed exactly now, agrees with the stored value and
-    meets the target (or the solve ran all its iterations).  Anything else is treated as
-    absent (and overwritten by the next solve).
+    iteration cap and solver version, the arrays have the right shape and are a policy
+    (:func:`policy_problem`), and the stored policy's exploitability, recomputed exactly now,
+    agrees with the stored value and meets the target (or the solve ran all its iterations).
+    Anything else is treated as absent (and overwritten by the next solve); a file of the right
+    key and shapes that is no policy, or whose figures are not its own, is named in a
+    ``RuntimeWarning``.
     """
-    found = solver_cache.load(_cache_path(game, target, algorithm, max_iterations, cache_dir))
+    path = _cache_path(game, target, algorithm, max_iterations, cache_dir)
+    found = solver_cache.load(path)
     if found is None:
         return None
     arrays, meta = found
@@ -923,14 +956,22 @@ def load_cached(game: LiarsDiceGame, target: float, algorithm: str, cache_dir: s
         tree = tree_for(game)
         if edge.shape != (tree.N, tree.R) or call.shape != (tree.N, tree.R):
             return None
+        problem = policy_problem(tree, edge, call)
+        if problem is not None:
+            _ignored(path, f"it is not a policy: {problem}")
+            return None
         policy = TreePolicy(tree, edge, call)
         ev = evaluate(tree, policy)
         # float32 probabilities (the compiled solver's) move the figures by rounding only
         tolerance = 1e-9 if edge.dtype == np.float64 else 1e-6
-        finished = ev.exploitability <= target + tolerance or meta["iterations"] >= max_iterations
-        if not (finished and abs(ev.exploitability - meta["exploitability"]) < tolerance
+        if not (abs(ev.exploitability - meta["exploitability"]) < tolerance
                 and abs(ev.value_first_player - meta["value_first_player"]) < tolerance):
+            _ignored(path, f"its recorded exploitability {meta['exploitability']!r} and value "
+                           f"{meta['value_first_player']!r} are not its policy's ({ev.exploitability:.6g}, "
+                           f"{ev.value_first_player:.6g})")
             return None
+        if not (ev.exploitability <= target + tolerance or int(meta["iterations"]) >= max_iterations):
+            return None  # stopped early (killed): solved again
         return SolveResult(game, algorithm, policy, ev.value_first_player, ev.exploitability, int(meta["iterations"]),
                            float(meta["seconds"]), [tuple(h) for h in meta["history"]], cached=True,
                            best_response=tuple(ev.best_response))
@@ -944,6 +985,11 @@ def load_cached_or_shipped(game: LiarsDiceGame, target: float, algorithm: str, c
     (:data:`SHIPPED_DIR`), else ``None``."""
     return (load_cached(game, target, algorithm, cache_dir, max_iterations)
             or load_cached(game, target, algorithm, SHIPPED_DIR, max_iterations))
+
+
+def _ignored(path: str, why: str) -> None:
+    """Name in a warning a cache file that is not what it claims (it is read as absent)."""
+    warnings.warn(f"the solver cache file {path} is ignored and solved again: {why}", RuntimeWarning, stacklevel=3)
 
 
 def convergence_curve(game: LiarsDiceGame, algorithm: str = "cfr+", iterations: int = 1000,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import signal
 import zipfile
 from pathlib import Path
@@ -52,6 +53,7 @@ from dice_envs.agents.learn.runs import (
     damaged,
     jsonable,
     log,
+    note_signal,
     save_torch,
 )
 
@@ -127,18 +129,35 @@ def read_checkpoint(path: Path, run: Path, args, fmt: int, changeable, tensors, 
     return blob, state
 
 
-def load_state_dicts(blob: dict, path: Path, run: Path, **targets) -> None:
-    """Load ``blob[name]`` into each module or optimiser ``targets[name]``; the networks'
-    numbers must be finite.  ``ValueError`` naming the file otherwise."""
+def non_finite_tensor(state, where: str) -> Optional[str]:
+    """The name (``where`` and the keys down to it) of the first floating-point tensor in the
+    nested dicts and lists ``state`` (a state dict: a network's, an optimiser's, a learner's)
+    that holds NaN or an infinity, or None."""
     import torch
 
+    if isinstance(state, torch.Tensor):
+        return where if state.is_floating_point() and not bool(torch.isfinite(state).all()) else None
+    if isinstance(state, float):  # an optimiser's settings (its learning rate...)
+        return None if math.isfinite(state) else where
+    items = state.items() if isinstance(state, dict) else enumerate(state) if isinstance(state, (list, tuple)) else ()
+    for key, value in items:
+        found = non_finite_tensor(value, f"{where}[{key!r}]")
+        if found is not None:
+            return found
+    return None
+
+
+def load_state_dicts(blob: dict, path: Path, run: Path, **targets) -> None:
+    """Load ``blob[name]`` into each module, optimiser or learner ``targets[name]``; every
+    floating-point number of it (weights, optimiser moments, reservoirs) must be finite.
+    ``ValueError`` naming the file otherwise."""
     try:
+        for name in targets:
+            bad = non_finite_tensor(blob[name], name)
+            if bad is not None:
+                raise ValueError(f"non-finite numbers in {bad}")
         for name, target in targets.items():
             target.load_state_dict(blob[name])
-        for name, target in targets.items():
-            if isinstance(target, torch.nn.Module) and not all(bool(torch.isfinite(p).all())
-                                                               for p in target.parameters()):
-                raise ValueError(f"non-finite numbers in {name}")
     except Exception as err:  # wrong shapes or names, a foreign optimiser state
         raise damaged(path, f"not this run's networks or tables: {type(err).__name__}: {str(err)[:200]}",
                       run) from None
@@ -263,13 +282,16 @@ def make_scorer(game, cfr_target: float):
 
 class SignalStop:
     """While active (a ``with`` block), Ctrl-C and SIGTERM set :attr:`flag` instead of
-    raising, so a training loop can finish its update and save a checkpoint."""
+    raising, so a training loop can finish its update and save a checkpoint; the signal is noted
+    (:func:`dice_envs.agents.learn.runs.note_signal`), so that a SIGTERM reaches what runs the
+    trainer once the run has saved."""
 
     def __init__(self):
         self.flag = False
 
     def _handle(self, signum, frame):
         self.flag = True
+        note_signal(signum)  # a SIGTERM is passed on once the run has saved (run_script)
 
     def __enter__(self):
         self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -35,9 +35,10 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from dice_envs.agents.evaluate.contract import ask_policy
 from dice_envs.agents.solve.head_to_head import HeadToHead
 from dice_envs.agents.solve.head_to_head import head_to_head as shared_head_to_head
-from dice_envs.agents.solve.jeopardy import ScoreRules, TurnModel, check_grid, query_policy, solve_score_grid
+from dice_envs.agents.solve.jeopardy import ScoreRules, TurnModel, check_grid, solve_score_grid
 from dice_envs.core.dice import Die, d
 from dice_envs.games.pig.rules import BUST_FACE, DEFAULT_GOAL, check_pig_die
 
@@ -197,7 +198,7 @@ def policy_table(policy: Policy, goal: int) -> np.ndarray:
     i = np.arange(M)[:, None, None]
     j = np.arange(M)[None, :, None]
     k = np.arange(1, M)[None, None, :]
-    values = query_policy(policy, (i, j, k), (M, M, M - 1), "(i, j, k)")
+    values = ask_policy(policy, (i, j, k), (M, M, M - 1), "(i, j, k)")
     table = np.ones((M, M, M))
     table[..., 1:] = values
     return table
@@ -276,7 +277,7 @@ def turn_endings(policy: Policy, i, j, goal: int = DEFAULT_GOAL, die: Optional[D
         if not (mass[k] * playing).any():
             out[k] += mass[k]
             continue
-        roll = np.ones(N) if k == 0 else query_policy(policy, (i, j, np.full(N, k)), (N,), "(i, j, k)")
+        roll = np.ones(N) if k == 0 else ask_policy(policy, (i, j, np.full(N, k)), (N,), "(i, j, k)")
         rolled = mass[k] * np.where(playing, roll, 0.0)
         out[k] += mass[k] - rolled
         for face, p in rolls:

@@ -351,21 +351,6 @@ class GridSolution:
     roll: np.ndarray
 
 
-def query_policy(policy, arguments: Sequence[np.ndarray], shape: Tuple[int, ...], signature: str) -> np.ndarray:
-    """``policy(*arguments)`` broadcast to ``shape`` as roll probabilities in [0, 1], or a
-    ``ValueError`` naming the policy and what went wrong (a user's ``module:function``
-    may take other arguments or return anything)."""
-    name = getattr(policy, "__name__", repr(policy))
-    try:
-        values = np.broadcast_to(np.asarray(policy(*arguments), float), shape)
-    except Exception as err:
-        raise ValueError(f"policy {name} must take numpy arrays {signature} and return roll probabilities; "
-                         f"calling it failed: {type(err).__name__}: {err}") from None
-    if np.any((values < 0) | (values > 1)) or np.isnan(values).any():
-        raise ValueError(f"policy {name} must return roll probabilities in [0, 1]")
-    return values
-
-
 #: Peak memory and time of one grid solve per cell ``(seat, i, j, turn state)``: the values,
 #: the decisions and the policy tables are float64 arrays of that size, and the solve's
 #: temporaries about as much again (measured: 2.2 arrays' worth at the peak); about 0.4 us

@@ -45,9 +45,10 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from dice_envs.agents.evaluate.contract import ask_policy
 from dice_envs.agents.solve.head_to_head import HeadToHead  # noqa: F401  (re-exported: dice_envs.agents.zombie_dice.ayzd_solver.HeadToHead)
 from dice_envs.agents.solve.head_to_head import head_to_head as shared_head_to_head
-from dice_envs.agents.solve.jeopardy import ScoreRules, TurnModel, check_grid, query_policy, solve_score_grid
+from dice_envs.agents.solve.jeopardy import ScoreRules, TurnModel, check_grid, solve_score_grid
 from dice_envs.core.dice import roll_counts
 from dice_envs.core.validation import check_int
 from dice_envs.games.zombie_dice.rules import DICE_PER_ROLL, SHOTGUNS_TO_BUST, YELLOW
@@ -121,7 +122,7 @@ def policy_table(policy: Policy, score_cap: int) -> np.ndarray:
     i = np.arange(M)[None, :, None, None]
     j = np.arange(M)[None, None, :, None]
     shape = (2, M, M, len(labels))
-    values = query_policy(policy, (p, i, j, b[None, None, None, :], s[None, None, None, :]), shape, "(p, i, j, b, s)")
+    values = ask_policy(policy, (p, i, j, b[None, None, None, :], s[None, None, None, :]), shape, "(p, i, j, b, s)")
     table = np.ones((2, M, M, model.size))
     table[..., 1:] = values
     return table

@@ -80,9 +80,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from dice_envs.agents.evaluate.contract import ask_policy
 from dice_envs.agents.solve import cache as solver_cache
 from dice_envs.agents.solve.head_to_head import HeadToHead
-from dice_envs.agents.solve.jeopardy import TIE_TOLERANCE, ScoreRules, TurnModel, query_policy
+from dice_envs.agents.solve.jeopardy import TIE_TOLERANCE, ScoreRules, TurnModel
 from dice_envs.core.resources import check_resources
 from dice_envs.core.validation import check_int
 from dice_envs.games.zombie_dice.rules import HOLD, ROLL, ZombieDiceGame, ZombieDiceState
@@ -799,7 +800,7 @@ class ScorePolicy(TurnPolicy):
     def signature(self, chain, seat, i, j, b):
         """The decisions by shotguns set aside, ``(3, N)``."""
         args = (np.full(len(i), seat + 1), np.asarray(i), np.asarray(j), np.full(len(i), b), np.arange(3)[:, None])
-        return np.asarray(query_policy(self.policy, args, (3, len(i)), "(p, i, j, b, s)"), np.float64)
+        return np.asarray(ask_policy(self.policy, args, (3, len(i)), "(p, i, j, b, s)"), np.float64)
 
 
 class RollUntilShotguns(TurnPolicy):

@@ -1,16 +1,18 @@
 """Atomic files: written to a temporary file next to the target, flushed to disk, then renamed
 over it, so a reader never sees half a file and an interrupted write leaves nothing behind.
 Every atomic write of the project (results, plots, caches, the ``.efg`` export and the
-training scripts' checkpoints) goes through :func:`atomic_path`."""
+training scripts' checkpoints) goes through :func:`atomic_path`.  :func:`os_error_line` says in
+one line what went wrong with a path, for the commands' error messages."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_file"]
+__all__ = ["atomic_path", "atomic_file", "os_error_line"]
 
 
 def _process_exists(pid: int) -> bool:
@@ -81,3 +83,15 @@ def atomic_file(path, mode: str = "wb"):
     with atomic_path(path) as tmp:
         with open(tmp, mode) as fh:
             yield fh
+
+
+def os_error_line(err: OSError) -> str:
+    """An ``OSError`` as one line naming the path (``read-only file system: /data/run (give a path
+    that can be written)``)."""
+    what = (err.strerror or str(err) or type(err).__name__).rstrip(".")
+    paths = " -> ".join(os.fsdecode(p) if isinstance(p, (str, bytes, os.PathLike)) else str(p)
+                        for p in (err.filename, err.filename2) if p is not None)
+    hint = {errno.EROFS: "give a path that can be written", errno.EACCES: "give a path that can be written",
+            errno.EPERM: "give a path that can be written", errno.ENOTDIR: "a part of the path is a file",
+            errno.EEXIST: "a file is in the way"}.get(err.errno or 0)
+    return f"{what[:1].lower()}{what[1:]}" + (f": {paths}" if paths else "") + (f" ({hint})" if hint else "")

@@ -7,6 +7,7 @@ shows a traceback.  A hypothesis test drives every environment with actions of e
 from __future__ import annotations
 
 import functools
+import json
 import os
 import warnings
 
@@ -298,6 +299,61 @@ def test_a_solve_stopped_by_its_iteration_cap_is_cached_and_announced(tmp_path, 
         assert equilibrium(GAME, 1e-12, cache_dir=str(tmp_path)).cached
 
 
+def plant_cache_file(game, target, cache_dir, edge, call, iterations=100_000):
+    """A cache file for ``game`` holding ``(edge, call)``, with the figures an honest file would
+    record: their own exploitability and value, computed as the reader recomputes them."""
+    tree = liars_dice_solver.PublicTree(game)
+    ev = liars_dice_solver.evaluate(tree, liars_dice_solver.TreePolicy(tree, edge, call))
+    meta = {**liars_dice_solver._cache_key(game, target, "cfr+", 100_000), "iterations": iterations, "seconds": 1.0,
+            "value_first_player": ev.value_first_player, "exploitability": ev.exploitability, "history": []}
+    path = liars_dice_solver._cache_path(game, target, "cfr+", 100_000, str(cache_dir))
+    assert solver_cache.store(path, {"edge": edge, "call": call}, meta) == path
+    return path, ev
+
+
+def test_a_poisoned_cache_file_is_not_taken_as_the_equilibrium(tmp_path, capsys):
+    """Issue 58's attack: a cache file that is no policy, its iteration count at the cap and its
+    figures its own, was taken as the equilibrium, and evaluate scored against it without a word."""
+    game = LiarsDiceGame(faces=3)
+    honest = liars_dice_solver.solve(game, 1e-3, cache_dir=str(tmp_path / "honest"))
+    poison = honest.policy.call.copy()
+    poison[1:] = 1.0  # always call: with the bids' own probabilities, each node sums to more than 1
+    path, _ = plant_cache_file(game, 1e-3, tmp_path, honest.policy.edge, poison)
+    with pytest.warns(RuntimeWarning, match="is ignored and solved again: it is not a policy: at public node"):
+        assert liars_dice_solver.load_cached(game, 1e-3, "cfr+", str(tmp_path)) is None
+    negative = honest.policy.edge.copy()
+    negative[1, 0] = -0.25
+    plant_cache_file(game, 1e-3, tmp_path, negative, honest.policy.call)
+    with pytest.warns(RuntimeWarning, match="bid probabilities outside"):
+        assert liars_dice_solver.load_cached(game, 1e-3, "cfr+", str(tmp_path)) is None
+    # Figures that are not the policy's own: named too.
+    plant_cache_file(game, 1e-3, tmp_path, honest.policy.edge, honest.policy.call)
+    found = solver_cache.load(path)
+    found[1]["exploitability"] = 0.0
+    solver_cache.store(path, found[0], found[1])
+    with pytest.warns(RuntimeWarning, match="recorded exploitability 0.0 and value .* are not its policy's"):
+        assert liars_dice_solver.load_cached(game, 1e-3, "cfr+", str(tmp_path)) is None
+    # Through the command: the poisoned file is named, solved again and the score is against the true one.
+    plant_cache_file(game, 1e-3, tmp_path, honest.policy.edge, poison)
+    assert cli_main(["evaluate", "liars-dice", "random", "--faces", "3", "--against", "equilibrium",
+                     "--exploitability", "1e-3", "--cache-dir", str(tmp_path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert f"the solver cache file {path} is ignored" in err
+    report = json.loads(out)
+    assert report["details"]["equilibrium_exploitability"] == pytest.approx(honest.exploitability, abs=1e-12)
+
+
+def test_a_capped_cached_equilibrium_is_announced_when_scored_against(tmp_path, capsys):
+    """A policy whose solve the iteration cap stopped above the target is used, and said to be."""
+    game = LiarsDiceGame(faces=3)
+    early = liars_dice_solver.solve(game, 1e-12, max_iterations=30, cache_dir=str(tmp_path / "early"))
+    plant_cache_file(game, 1e-3, tmp_path, early.policy.edge, early.policy.call)  # at the default cap
+    assert cli_main(["evaluate", "liars-dice", "random", "--faces", "3", "--against", "equilibrium",
+                     "--exploitability", "1e-3", "--cache-dir", str(tmp_path), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert f"reached an exploitability of {early.exploitability:.3g} in 100000 iterations, above the 0.001" in err
+
+
 # -- every env, driven with actions of every type ------------------------------------------------------
 
 ENVS = {
@@ -462,6 +518,42 @@ def test_trainers_refuse_more_threads_than_can_be_made(script, tmp_path, capsys,
     assert code == 2
     err = capsys.readouterr().err
     assert "--threads must be at most 1024 (MAX_THREADS), got 100000" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["a file", "below a file", "read-only"])
+@pytest.mark.parametrize("script", ["train_pig", "train_liars_dice_play"])
+def test_a_run_dir_that_cannot_be_used_is_a_one_line_error(script, where, tmp_path, capsys, monkeypatch):
+    """Issue 58's attack: ``--run-dir /etc/passwd`` or a read-only file system gave an OSError traceback."""
+    import errno
+    import importlib
+    import pathlib
+
+    a_file = tmp_path / "passwd"
+    a_file.write_text("root:x:0:0\n")
+    run_dir = {"a file": a_file, "below a file": a_file / "run", "read-only": tmp_path / "ro" / "run"}[where]
+    if where == "read-only":  # simulated: the tests may run as root, whom permissions do not stop
+        def read_only(self, *args, **kwargs):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+        monkeypatch.setattr(pathlib.Path, "mkdir", read_only)
+    module = importlib.import_module(f"experiments.{script}")
+    code = module.main(["--run-dir", str(run_dir), "--steps", "10"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert str(run_dir if where != "below a file" else a_file) in err
+    assert {"a file": "is a file, not a directory", "below a file": "not a directory",
+            "read-only": "read-only file system"}[where] in err
+
+
+def test_cli_path_errors_are_one_line(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["export-efg", "liars-dice", "--faces", "2", "--out", str(a_file / "game.efg")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("dice-envs: error: file exists: ") and str(a_file) in err
+    assert "(a file is in the way)" in err and "Traceback" not in err
+    assert len(err.splitlines()) == 1
 
 
 def test_a_killed_writer_s_temporary_file_is_removed_by_the_next_write(tmp_path):

@@ -71,3 +71,68 @@ def test_descendants_reads_the_process_tree():
     finally:
         child.kill()
         child.wait()
+
+
+# -- the test run itself: SIGTERM stops it and the processes it started (tests/stop_on_sigterm.py) -------
+
+#: a test that starts a child that computes for minutes, notes its pid and waits on it
+WAITING_TEST = textwrap.dedent("""
+    import os, subprocess, sys
+
+    def test_waits_on_a_child():
+        child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        with open(os.environ["CHILD_PID_FILE"], "w") as fh:
+            fh.write(str(child.pid))
+        child.wait()
+""")
+
+
+def run_pytest_and_terminate(tmp_path, plugin: bool, workers: str):
+    """Run WAITING_TEST in a pytest of its own, SIGTERM it once the child runs; returns
+    (pytest's exit code or None if it ran on, the child's pid)."""
+    test = tmp_path / "test_waiting.py"
+    test.write_text(WAITING_TEST)
+    pid_file = tmp_path / "child.pid"
+    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "CHILD_PID_FILE": str(pid_file),
+           "PYTHONPATH": os.pathsep.join(filter(None, [tests_dir, os.environ.get("PYTHONPATH")]))}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--rootdir", str(tmp_path),
+            "-c", os.devnull, *(["-p", "stop_on_sigterm"] if plugin else []), str(test)]
+    run = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    child = int(pid_file.read_text())
+    run.send_signal(signal.SIGTERM)
+    try:
+        code = run.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        code = None
+    return code, child, run
+
+
+@pytest.mark.parametrize("workers", ["0", "1"])
+def test_sigterm_stops_the_test_run_and_the_children_it_started(tmp_path, workers):
+    code, child, run = run_pytest_and_terminate(tmp_path, plugin=True, workers=workers)
+    try:
+        assert code is not None  # the run stopped
+        deadline = time.monotonic() + 10
+        while running(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not running(child)
+    finally:
+        for pid in (child, run.pid):
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_without_the_plugin_a_child_outlives_the_test_run(tmp_path):
+    """The failure the plugin answers (so the test above can fail): the child computes on after
+    the test run is gone."""
+    code, child, run = run_pytest_and_terminate(tmp_path, plugin=False, workers="0")
+    try:
+        time.sleep(1)
+        assert running(child)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        run.wait()

@@ -165,6 +165,33 @@ def test_jeopardy_resume_is_exact(jt, jeopardy_reference, tmp_path, capsys, monk
                                                                      "state.json"]
 
 
+def test_jeopardy_sigterm_stops_as_ctrl_c_and_reaches_what_runs_it(jt, tmp_path, capsys, monkeypatch):
+    """Issue 58's attack: a trainer running in the test's process swallowed SIGTERM, and the test
+    run went on.  It keeps its last checkpoint as on Ctrl-C, then hands the signal to the handler
+    it replaced (the test run's, here one that notes it)."""
+    import signal
+
+    from sb3_contrib import MaskablePPO
+
+    real_train = MaskablePPO.train
+
+    def train(self):
+        if self.num_timesteps == 384:
+            signal.raise_signal(signal.SIGTERM)
+        real_train(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", train)
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        code, report, err = call(sys.modules["train_ayzd"], capsys,
+                                 ["--run-dir", str(tmp_path / "run"), "--steps", "512", *AYZD])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert code == 130 and report["interrupted"] and report["steps"] == 256 and seen == [signal.SIGTERM]
+    assert "checkpoint at 256 steps is kept" in err
+
+
 # Zombie Dice with the official dice (train_ayzd.py --variant official): the pool holds networks, not tables.
 OFFICIAL = ["--variant", "official", "--goal", "2", "--score-cap", "4", *TINY, "--eval-every", "128"]
 

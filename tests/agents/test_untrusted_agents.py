@@ -9,7 +9,9 @@ input, and must be refused with a clear message, running nothing and allocating 
   before anything is built;
 * a model recorded for another game: refused, naming both (the RLlib checkpoint's own case
   is in ``test_rllib.py``, which trains one);
-* a path given as ``module:function``: a one-line error.
+* a path given as ``module:function``: a one-line error;
+* an agent that raises (``SystemExit`` included), in every scorer: one line naming the agent, exit
+  status 1; complex probabilities: refused in every scorer.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 import pytest
 
 from dice_envs.agents.cli import main as cli_main
+from dice_envs.agents.evaluate.contract import AgentError, ContractError, ask_agent
 from dice_envs.agents.evaluate.observation_agents import FunctionAgent, load_agent
 from dice_envs.agents.evaluate.rllib_models import read_state
 from dice_envs.agents.scoring import score
@@ -226,3 +229,70 @@ def test_module_function_is_found_from_the_current_directory(tmp_path, monkeypat
     assert import_function("my_pig_agent:hold_at_20").__name__ == "hold_at_20"
     with pytest.raises(ValueError, match="cannot import agent 'my_pig_agent:missing'"):
         import_function("my_pig_agent:missing")
+
+
+# -- one contract for every agent in every scorer -----------------------------------------------------
+
+def raise_system_exit(observations, masks):
+    raise SystemExit(0)
+
+
+def raise_runtime_error(observations, masks):
+    raise RuntimeError("the agent's own\nfailure")
+
+
+def complex_uniform(observations, masks):
+    return masks / masks.sum(axis=1, keepdims=True) + 0j  # real values, complex type
+
+
+def complex_skewed(observations, masks):
+    return masks / masks.sum(axis=1, keepdims=True) + 1e-3j * masks
+
+
+#: Each scorer in a small configuration (the official Zombie Dice's, whose dice chain alone takes half
+#: a minute, asks its agent through the same code as All Yellow Zombie Dice's).
+SMALL_GAMES = {"ayzd": ["--goal", "4"], "shakes": ["--players", "2"], "pig": ["--goal", "10"],
+               "liars-dice": ["--faces", "3"], "liars-dice-match": ["--dice", "1"],
+               "closest-number": ["--numbers", "4", "--round3", "one_card"]}
+
+
+@pytest.mark.parametrize("game", SMALL_GAMES)
+@pytest.mark.parametrize("agent, raised", [("raise_system_exit", "SystemExit(0)"),
+                                           ("raise_runtime_error", "RuntimeError: the agent's own failure")])
+def test_an_agent_s_own_exception_is_one_line_naming_it_and_status_1(game, agent, raised, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["evaluate", game, f"test_untrusted_agents:{agent}", *SMALL_GAMES[game], "--json"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 1 and out == "", (game, out)
+    assert err == f"dice-envs: error: agent test_untrusted_agents:{agent} raised {raised}\n"
+
+
+@pytest.mark.parametrize("game", SMALL_GAMES)
+@pytest.mark.parametrize("agent", ["complex_uniform", "complex_skewed"])
+def test_complex_probabilities_are_refused_by_every_scorer(game, agent, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["evaluate", game, f"test_untrusted_agents:{agent}", *SMALL_GAMES[game], "--json"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"agent test_untrusted_agents:{agent} returned complex" in err and "real numbers" in err
+
+
+def test_the_contract_in_python_keeps_the_agent_s_exception_and_checks_plain_callables(monkeypatch):
+    with pytest.raises(AgentError, match="agent raiser raised SystemExit") as raised:
+        score("pig", FunctionAgent(raise_system_exit, "raiser"), goal=10)
+    assert isinstance(raised.value.__cause__, SystemExit)  # the agent's own, for a debugger
+    masks = np.ones((3, 2), bool)
+    observations = np.zeros((3, 4), np.float32)
+    with pytest.raises(AgentError, match="agent plain raised RuntimeError"):  # a callable that is no Agent
+        ask_agent(raise_runtime_error, observations, masks, what="agent plain")
+    with pytest.raises(ContractError, match="complex"):
+        ask_agent(complex_uniform, observations, masks)
+    for answer in (np.array([["0.5", "0.5"]] * 3), np.array([[0.5, 0.5j]] * 3, object)):
+        with pytest.raises(ContractError, match="real numbers"):
+            ask_agent(lambda o, m, a=answer: a, observations, masks)
+    assert ask_agent(lambda o, m: np.array([[0.5, 0.5]] * 3, object), observations, masks).dtype == np.float64
+    with pytest.raises(KeyboardInterrupt):  # still interrupts
+        ask_agent(lambda o, m: (_ for _ in ()).throw(KeyboardInterrupt), observations, masks)
+    monkeypatch.setenv("DICE_ENVS_DEBUG", "1")  # the traceback behind the line
+    with pytest.raises(AgentError):
+        cli_main(["evaluate", "pig", "test_untrusted_agents:raise_runtime_error", "--goal", "10"])

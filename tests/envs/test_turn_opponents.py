@@ -172,6 +172,54 @@ def test_a_turn_table_s_memory_estimate_covers_its_peak(make, position):
         assert table.positions == table.size and table.memory_bytes() <= 2 * peak, (peak, table.memory_bytes())
 
 
+def roll_probability_nan(i, j, k):
+    return np.full(np.shape(i), np.nan)
+
+
+def roll_probability_above_one(i, j, k):
+    return np.full(np.shape(i), 1.5)
+
+
+def roll_probability_negative(i, j, k):
+    return np.full(np.shape(i), -0.5)
+
+
+def roll_probability_complex(i, j, k):
+    return np.full(np.shape(i), 0.5 + 0.1j)
+
+
+@pytest.mark.parametrize("policy, shown", [(roll_probability_nan, "got nan"), (roll_probability_above_one, "got 1.5"),
+                                           (roll_probability_negative, "got -0.5"),
+                                           (roll_probability_complex, "complex")])
+@pytest.mark.parametrize("given", ["callable", "module:attr"])
+def test_a_batched_pig_opponent_s_roll_probabilities_are_checked_however_it_is_given(policy, shown, given):
+    """The same policy as a callable (played a decision at a time) and as ``module:attr`` (whole
+    turns from its table) is refused alike, naming it, at its first answer."""
+    import gymnasium as gym
+
+    spec = policy if given == "callable" else f"test_turn_opponents:{policy.__name__}"
+    env = gym.make_vec("dice_envs/Pig-v0", num_envs=4, opponent=spec, goal=20)
+    with pytest.raises(ValueError, match=f"policy {policy.__name__} .*{shown}"):
+        env.reset(seed=0)  # the opponent may move first
+        for _ in range(20):  # the agent holds: the opponent moves at once
+            env.step(np.zeros(4, np.int64))
+    env.close()
+
+
+def test_a_single_pig_opponent_that_raises_is_named():
+    import gymnasium as gym
+
+    def broken(i, j, k):
+        raise RuntimeError("no answer")
+
+    env = gym.make("dice_envs/Pig-v0", opponent=broken, goal=20)
+    with pytest.raises(RuntimeError, match="policy broken raised RuntimeError: no answer"):
+        env.reset(seed=0)  # the opponent may move first
+        for _ in range(20):
+            env.step(0)
+    env.close()
+
+
 def test_zombie_dice_three_players_keep_the_stepped_random_opponent():
     game = ZombieDiceGame(num_players=3, variant="official")
     assert not hasattr(zombie_dice_opponents.make_batched_opponent("random", game), "play_turns")

@@ -90,6 +90,10 @@ def test_the_reservoir_round_trips_and_refuses_damage():
     nan[0] = float("nan")
     with pytest.raises(ValueError, match="not finite"):
         Reservoir(50, 3, 2).load_state_dict(dict(state, weight=nan))
+    negative = state["weight"].clone()
+    negative[0] = -1.0
+    with pytest.raises(ValueError, match="negative weights"):
+        Reservoir(50, 3, 2).load_state_dict(dict(state, weight=negative))
 
 
 def test_a_reservoir_over_the_memory_limit_is_refused(monkeypatch):

@@ -210,8 +210,8 @@ def reference(lp, tmp_path_factory):
     return out
 
 
-def ctrl_c_during_update(monkeypatch, update: int) -> None:
-    """Raise SIGINT (Ctrl-C) while update ``update`` deals its games (each update deals once)."""
+def ctrl_c_during_update(monkeypatch, update: int, signum: int = signal.SIGINT) -> None:
+    """Raise SIGINT (Ctrl-C), or ``signum``, while update ``update`` deals its games (each update deals once)."""
     from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 
     real_reset, calls = LiarsDiceBatch.reset, []
@@ -219,7 +219,7 @@ def ctrl_c_during_update(monkeypatch, update: int) -> None:
     def reset(*a, **k):
         calls.append(1)
         if len(calls) == update:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signum)
         return real_reset(*a, **k)
 
     monkeypatch.setattr(LiarsDiceBatch, "reset", reset)
@@ -248,6 +248,26 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, meth
     resumed = snapshot(run)
     assert resumed["curve"] == reference["curve"]
     assert_same(resumed, reference)
+
+
+def test_sigterm_stops_an_in_process_trainer_as_ctrl_c_and_reaches_what_runs_it(lp, tmp_path, capsys, monkeypatch):
+    """Issue 58's attack: a trainer running in the test's process swallowed SIGTERM (it saved and
+    returned, and the test run went on).  It stops as on Ctrl-C, saving its checkpoint, and then
+    hands the signal to the handler it replaced (the test run's, here one that notes it)."""
+    run = tmp_path / "run"
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        ctrl_c_during_update(monkeypatch, 3, signal.SIGTERM)
+        code, report, err = call(lp, capsys, ["--run-dir", str(run), *RESUME_MCCFR])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert code == 130 and report["interrupted"] and report["updates"] == 3 and "interrupted" in err
+    assert snapshot(run)["updates"] == 3 and seen == [signal.SIGTERM]
+    # Ctrl-C is not passed on: the caller's own Ctrl-C handler is Python's, which raises KeyboardInterrupt.
+    ctrl_c_during_update(monkeypatch, 2)
+    code, report, _ = call(lp, capsys, ["--run-dir", str(tmp_path / "other"), *RESUME_MCCFR])
+    assert code == 130 and report["updates"] == 2 and seen == [signal.SIGTERM]
 
 
 def test_finished_run_reports_again_and_refuses_other_options(lp, runs, capsys):
@@ -299,6 +319,43 @@ def test_damaged_checkpoint_is_refused(lp, runs, tmp_path, capsys, case):
         (run / "checkpoint.pt").unlink()
     code, report, err = call(lp, capsys, ["--method", "ppo", "--run-dir", str(run), "--steps", "90000", *TINY])
     assert code == 2 and report is None and f"remove {run}" in err and "Traceback" not in err, err
+
+
+@pytest.fixture(scope="module")
+def escher_run(lp, tmp_path_factory):
+    """A few ESCHER updates (3 faces), checkpointed."""
+    run = tmp_path_factory.mktemp("escher_short") / "run"
+    assert lp.main([*ESCHER, "--run-dir", str(run), "--steps", "3000", "--eval-every", "20", *TINY]) == 0
+    return run
+
+
+@pytest.mark.parametrize("case, message", [
+    ("nan regret weights", "non-finite numbers in escher['regret_net']"),
+    ("inf optimiser moment", "non-finite numbers in escher['opt_"),
+    ("negative reservoir weight", "the reservoir holds negative weights"),
+])
+def test_a_poisoned_escher_checkpoint_is_refused(lp, escher_run, tmp_path, capsys, case, message):
+    """Issue 58's attack: an ESCHER checkpoint with NaN weights loaded (one update later the run
+    stopped, blaming the learning rate), and negative reservoir weights loaded."""
+    run = tmp_path / "run"
+    shutil.copytree(escher_run, run)
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)
+    learner = blob["escher"]
+    if case == "nan regret weights":
+        next(iter(learner["regret_net"].values())).view(-1)[0] = float("nan")
+    elif case == "inf optimiser moment":
+        name = next(k for k in learner if k.startswith("opt_") and learner[k]["state"])
+        moments = next(iter(learner[name]["state"].values()))
+        moments["exp_avg"].view(-1)[0] = float("inf")
+    else:
+        learner["regrets"]["weight"][0] = -1.0
+    state = json.loads(blob["state"])
+    state.pop("report", None)
+    blob["state"] = json.dumps(state)
+    torch.save(blob, run / "checkpoint.pt")
+    code, report, err = call(lp, capsys, [*ESCHER, "--run-dir", str(run), "--steps", "90000", "--eval-every", "20",
+                                          *TINY])
+    assert code == 2 and report is None and message in err and f"remove {run}" in err and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("option,value", [
