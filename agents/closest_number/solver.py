@@ -405,5 +405,5 @@ def solve(numbers: int = 10, round3: str = "two_cards") -> SolveResult:
     expl = solver.exploitability()
     tiebreak = {r: solver.value(r, 0) for r in range(3, solver.game.last_round + 1)}
     round2 = {d: sol.value for (r, d), sol in solver._solutions.items() if r == 2}
-    return SolveResult(solver, value, expl, time.perf_counter() - t0, tiebreak, round2,
-                       tuple(solver.best_response_values(1, 0)))
+    br0, br1 = solver.best_response_values(1, 0)
+    return SolveResult(solver, value, expl, time.perf_counter() - t0, tiebreak, round2, (br0, br1))

@@ -178,12 +178,18 @@ class TurnTable:
         step = self._pass_rows()
         for lo in range(0, len(flat), step):
             part = slice(lo, lo + step)
-            drawn[part] = np.count_nonzero(self._cumulative[flat[part]] <= u[part, None], axis=1)
+            drawn[part] = np.count_nonzero(self._table[flat[part]] <= u[part, None], axis=1)
         return drawn
+
+    @property
+    def _table(self) -> np.ndarray:
+        """The cumulative probabilities, one row per position (allocated by the first draw)."""
+        assert self._cumulative is not None, "the table is allocated by the first draw"
+        return self._cumulative
 
     def _pass_rows(self) -> int:
         """Rows worked out or drawn from in one pass (of :data:`PASS_BYTES`)."""
-        return max(1, PASS_BYTES // (8 * max(self.width, self._cumulative.shape[1])))
+        return max(1, PASS_BYTES // (8 * max(self.width, self._table.shape[1])))
 
     def _add(self, flat: np.ndarray) -> None:
         probs = np.maximum(np.asarray(self.outcomes(*np.unravel_index(flat, self.shape)), np.float64), 0.0)
@@ -191,15 +197,16 @@ class TurnTable:
         del probs
         cumulative /= cumulative[:, -1:]
         cumulative[:, -1] = 1.0
-        width = cumulative.shape[1]
-        if width > self._cumulative.shape[1]:
+        width, table = cumulative.shape[1], self._table
+        if width > table.shape[1]:
             if width > self.width:  # wider than declared: checked again before the table grows
-                check_resources(self.describe(width), self.memory_bytes(width) + self._cumulative.nbytes)
+                check_resources(self.describe(width), self.memory_bytes(width) + table.nbytes)
             grown = np.ones((self.size, width))
-            grown[:, : self._cumulative.shape[1]] = self._cumulative
-            self._cumulative = grown
-        self._cumulative[flat, :width] = cumulative
-        self._cumulative[flat, width:] = 1.0
+            grown[:, : table.shape[1]] = table
+            self._cumulative = table = grown
+        table[flat, :width] = cumulative
+        table[flat, width:] = 1.0
+        assert self._known is not None, "allocated with the table, by the first draw"
         self._known[flat] = True
 
 

@@ -49,7 +49,7 @@ def value_interval(best_response_values: Sequence[float]) -> Tuple[float, float]
     return lower, upper
 
 
-def supported_digits(lower: float, upper: float, max_decimals: int = 6, sign: bool = True) -> Optional[str]:
+def supported_digits(lower: float, upper: float, *, max_decimals: int = 6, sign: bool = True) -> Optional[str]:
     """The value rounded to the most decimals (at most ``max_decimals``) at which both ends of
     ``[lower, upper]`` round alike, so every number of the interval, the exact value among them, rounds
     to the string returned; ``None`` where no such rounding has a non-zero digit (print the interval
@@ -66,13 +66,13 @@ def supported_digits(lower: float, upper: float, max_decimals: int = 6, sign: bo
     return None
 
 
-def format_value(lower: float, upper: float, exact: Union[str, Fraction, None] = None, max_decimals: int = 6,
+def format_value(lower: float, upper: float, *, exact: Union[str, Fraction, None] = None, max_decimals: int = 6,
                  sign: bool = True) -> str:
     """How a table prints a value known to lie in ``[lower, upper]``: the exact fraction where one is
     proven (``exact``), else :func:`supported_digits`, else the interval itself."""
     if exact is not None:
         return str(exact)
-    digits = supported_digits(lower, upper, max_decimals, sign)
+    digits = supported_digits(lower, upper, max_decimals=max_decimals, sign=sign)
     if digits is not None:
         return digits
     return f"[{lower:{'+' if sign else ''}.{max_decimals}f}, {upper:{'+' if sign else ''}.{max_decimals}f}]"

@@ -41,7 +41,7 @@ long work (:func:`dice_envs.core.resources.check_resources`), before either allo
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from gymnasium import spaces
@@ -111,10 +111,11 @@ class BatchedSingleAgentEnv(VectorEnv):
             raise ValueError("observation_fn and observation_space go together")
         if not callable(opponent):
             raise ValueError(f"opponent must be a batched opponent (batch, rows, rng) -> actions, got {opponent!r}")
-        if hasattr(opponent, "memory_bytes"):
-            seconds = opponent.seconds() if hasattr(opponent, "seconds") else None
-            check_resources(f"{batch.describe()} against an opponent with {opponent.describe()}",
-                            batch.memory_bytes() + opponent.memory_bytes(), seconds)
+        sized: Any = opponent if hasattr(opponent, "memory_bytes") else None  # a turn table's, counted before it is built
+        if sized is not None:
+            seconds = sized.seconds() if hasattr(sized, "seconds") else None
+            check_resources(f"{batch.describe()} against an opponent with {sized.describe()}",
+                            batch.memory_bytes() + sized.memory_bytes(), seconds)
         self.batch = batch
         self.game = batch.game
         self.num_envs = batch.num_envs
