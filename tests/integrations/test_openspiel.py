@@ -219,3 +219,68 @@ def test_a_parameter_that_overrides_another_leaves_it_out_of_the_game_s_name():
     for game in (highest, uneven):
         assert str(pickle.loads(pickle.dumps(game))) == str(game)
     assert "wild=True" in str(pyspiel.load_game("dice_envs_liars_dice", {"wild": True}))
+
+
+def _states_of_a_game(game, seed=0):
+    """Every state of one random game of ``game``, from the initial state to the end."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    states = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        states.append(state.clone())
+    return states
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_current_player_is_an_int_as_a_cpp_game_s(name):
+    """Issue 53: ``current_player()`` returned ``PlayerId`` members at chance and terminal nodes,
+    where OpenSpiel's C++ games return ints."""
+    for state in _states_of_a_game(pyspiel.load_game(name, SMALL[name])):
+        assert type(state.current_player()) is int
+    cpp = pyspiel.load_game("liars_dice").new_initial_state()
+    assert type(cpp.current_player()) is int and cpp.current_player() == pyspiel.PlayerId.CHANCE
+
+
+def test_a_pickled_game_loads_in_a_fresh_process(tmp_path):
+    """Issue 53: a pickled game failed with "Unknown game" in a process that had not imported
+    ``dice_envs.openspiel`` (a spawned multiprocessing worker, a Ray worker); unpickling it now
+    imports the module, which registers the games."""
+    import pickle
+    import subprocess
+    import sys
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3, "wild_rule": "aces"})
+    path = tmp_path / "game.pickle"
+    path.write_bytes(pickle.dumps(game))
+    script = ("import pickle, sys, pyspiel; game = pickle.loads(open(sys.argv[1], 'rb').read()); "
+              "print(str(game), game.num_distinct_actions())")
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"{game} {game.num_distinct_actions()}"
+
+
+def test_a_tensor_costs_one_write_and_agrees_with_pyspiel_s_own_methods(monkeypatch):
+    """Issue 53: pyspiel's ``information_state_tensor`` asks the game for the tensor's shape, which
+    writes a fresh initial state's tensor, before writing the state's: two writes a call.  The state's
+    own methods write once, and answer as pyspiel's (C++) methods do, at every node."""
+    from dice_envs.games.liars_dice.rules import LiarsDiceState
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"dice_per_player": 2, "faces": 3, "wild_rule": "highest"})
+    writes = []
+    observation = LiarsDiceState.observation
+    monkeypatch.setattr(LiarsDiceState, "observation", lambda self, player: writes.append(player) or
+                        observation(self, player))
+    for state in _states_of_a_game(game):
+        for player in (0, 1):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+            del writes[:]
+            ours = state.information_state_tensor(player)
+            assert writes == [player]
+            assert ours == pyspiel.State.information_state_tensor(state, player)
+            assert state.observation_tensor(player) == pyspiel.State.observation_tensor(state, player)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.is_terminal() == pyspiel.State.is_terminal(state)
+    with pytest.raises(ValueError, match="player must be from 0 to 1"):
+        state.information_state_tensor(2)
