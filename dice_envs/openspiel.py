@@ -205,6 +205,13 @@ def _make_classes(name: str, spec: SpielGame):
         def is_chance_node(self):
             return self._player == _PLAYER_IDS[CHANCE]
 
+        def rewards(self):
+            """Each player's reward for the last action: the returns at the end, 0 before (the games
+            pay at the end)."""
+            if self._player == _PLAYER_IDS[TERMINAL]:
+                return self.returns()
+            return [0.0] * self.core.game.num_players
+
         def _outcomes(self):
             """``(outcomes, [(index, probability as a float), ...])`` of this chance node, made once
             (each player's part from the game's own list where the roll is drawn in parts)."""

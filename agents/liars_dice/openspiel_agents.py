@@ -23,16 +23,12 @@ OpenSpiel's information-state tensor
 OpenSpiel's ``liars_dice(numdice=D, dice_sides=F)`` (two players) describes the information state of
 the player to act in ``3 + 3 D F`` floats (33 for two dice of five faces):
 
-=====================  ===========  =================================================================
-floats                 count        meaning
-=====================  ===========  =================================================================
-``0 .. 1``             2            the player, one-hot
-``2 .. 1 + D F``       ``D F``      the player's dice, sorted ascending, each a one-hot of its face
-                                    (``F`` floats a die: the ``k``-th smallest die at ``2 + k F``)
-``2 + D F ..``         ``2 D F``    one flag per bid made (bid ``(q - 1) F + (f - 1)`` for "at least
-                                    ``q`` dice show ``f``", as this project numbers them)
-last                   1            the call ("Liar"), set only at the end
-=====================  ===========  =================================================================
+| floats | count | meaning |
+|---|---|---|
+| ``0 .. 1`` | 2 | the player, one-hot |
+| ``2 .. 1 + D F`` | ``D F`` | the player's dice, sorted ascending, each a one-hot of its face (``F`` floats a die: the ``k``-th smallest die at ``2 + k F``) |
+| ``2 + D F ..`` | ``2 D F`` | one flag per bid made (bid ``(q - 1) F + (f - 1)`` for "at least ``q`` dice show ``f``", as this project numbers them) |
+| last | 1 | the call ("Liar"), set only at the end |
 
 Its game is this project's ``LiarsDiceGame(dice_per_player=D, faces=F, wild="highest")``: the same
 bids and actions (the call is action ``2 D F``), the highest face wild.  This project's own tensor
@@ -45,7 +41,7 @@ player's number of dice.  :func:`openspiel_tensors` turns the second into the fi
 from __future__ import annotations
 
 import os
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -179,7 +175,7 @@ class SpielPolicyAgent(Agent):
         self.game = liars_dice_game(self.spiel_game)
         self.name = name or type(policy).__name__
         self.info = {"game": "liars_dice", **self.game.config()}
-        self._dealt: Dict[Tuple[int, tuple], object] = {}
+        self._dealt: Dict[Tuple[int, tuple], Any] = {}
 
     @property
     def observation_size(self) -> int:
@@ -365,7 +361,7 @@ def load_weights(path: str, game: LiarsDiceGame, layout: str, activation: str = 
     return torch.nn.Sequential(*layers).eval()
 
 
-def openspiel_agent(agent, game: Optional[LiarsDiceGame] = None, layout: Optional[str] = None,
+def openspiel_agent(agent, game: Any = None, layout: Optional[str] = None,
                     greedy: bool = False, outputs: Optional[str] = None, name: Optional[str] = None) -> Agent:
     """``agent`` as an agent over this project's tensors: an OpenSpiel policy (its own game), a torch
     module or function over ``layout``'s tensors of ``game``, or a pair of those, one per seat.
@@ -399,7 +395,7 @@ def openspiel_agent(agent, game: Optional[LiarsDiceGame] = None, layout: Optiona
     return SpielTensorAgent(agent, game, layout or "openspiel", outputs, greedy, name)
 
 
-def exploitability(agent, game=None, layout: Optional[str] = None, greedy: bool = False,
+def exploitability(agent, game: Any = None, layout: Optional[str] = None, greedy: bool = False,
                    outputs: Optional[str] = None, block_bits: Optional[int] = None) -> Evaluation:
     """The exact value, best responses and exploitability of ``agent`` playing both seats: the hook
     of a training loop.
