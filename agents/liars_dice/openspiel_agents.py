@@ -296,7 +296,7 @@ def _answer(model, tensors: np.ndarray, masks: np.ndarray):
 
         parameter = next(iter(model.parameters()), None)
         with torch.no_grad():
-            x = torch.as_tensor(tensors, dtype=torch.float32)
+            x = torch.as_tensor(np.require(tensors, np.float32, ["C", "W"]))  # agents are given read-only arrays
             if parameter is not None:
                 x = x.to(parameter.device)
             return model(x).detach().cpu().double().numpy()

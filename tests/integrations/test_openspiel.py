@@ -382,6 +382,9 @@ def test_a_network_over_openspiel_s_tensors_is_scored_exactly_in_memory_and_stre
     tree; a pair of actors plays one seat each."""
     from open_spiel.python.algorithms import exploitability as os_exploitability
 
+    from dice_envs.agents.evaluate.observation_agents import FunctionAgent
+    import torch
+
     from dice_envs.agents.liars_dice.openspiel_agents import exploitability
     from dice_envs.agents.scoring import score
 
@@ -401,6 +404,22 @@ def test_a_network_over_openspiel_s_tensors_is_scored_exactly_in_memory_and_stre
         pytest.approx(os_exploitability.exploitability(game, p0), abs=1e-6)
     with pytest.raises(ValueError, match="OpenSpiel's liars_dice is two players"):
         score("liars-dice", actor, input="openspiel", faces=3, wild="aces")
+    # over dice_envs_liars_dice's tensors (our observations): as a function over observations is scored
+    ours = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3, "wild_rule": "aces"})
+    net = _actor(ours)
+
+    def softmax_of_net(obs, masks):
+        with torch.no_grad():
+            z = np.where(masks, net(torch.tensor(np.array(obs))).double().numpy(), -np.inf)
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    as_function = FunctionAgent(softmax_of_net, "net")
+    expected = score("liars-dice", as_function, faces=3, wild="aces")["exploitability"]
+    assert exploitability(net, ours).exploitability == pytest.approx(expected, abs=1e-12)
+    assert score("liars-dice", net, faces=3, wild="aces")["exploitability"] == pytest.approx(expected, abs=1e-12)
+    with pytest.raises(ValueError, match="tensors are the 'dice-envs' layout, not 'openspiel'"):
+        exploitability(net, ours, layout="openspiel")
 
 
 def test_evaluate_reads_openspiel_agents_from_the_command_line(tmp_path, monkeypatch, capsys):
