@@ -39,12 +39,25 @@ core's ``information_state(player)`` where the game has hidden information (Liar
 the full position otherwise (Pig, say); tensors are
 the rules core's observation vectors (as in the PettingZoo environments).
 
+A state answers as a C++ game's does: ``current_player()`` is an int (``-1`` at chance nodes, ``-4`` at
+the end), and ``information_state_tensor()`` and ``observation_tensor()`` write the tensor once a call
+(pyspiel's own methods for Python games write it twice, the first time for a fresh initial state, to
+learn its shape), so ``open_spiel.python.rl_environment`` steps the games at the speed of their rules.
+
+**Worker processes.**  OpenSpiel knows a Python game only in a process that has registered it, and a
+Python game registers when its module is imported: a process that has not imported
+``dice_envs.openspiel`` answers ``pyspiel.load_game("dice_envs_liars_dice")`` with "Unknown game".  A
+pickled game or state of this module imports it when it is unpickled (:func:`load_game`), so games sent
+to ``multiprocessing`` or Ray workers load there; a worker that loads a game by name imports
+``dice_envs.openspiel`` first (in Ray, ``ray.init(runtime_env={"worker_process_setup_hook":
+"dice_envs.openspiel.register"})``).
+
 Needs the ``[openspiel]`` extra (``pip install 'dice-envs[openspiel]'``).
 """
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -58,9 +71,11 @@ from dice_envs.core.spiel import SpielGame
 from dice_envs.registry import GAMES as _REGISTRY
 from dice_envs.registry import load
 
-__all__ = ["GAMES", "register", "core_state"]
+__all__ = ["GAMES", "register", "core_state", "load_game"]
 
-_PLAYER_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL}
+#: The rules cores' pseudo-players as OpenSpiel's integer ids (``current_player()`` returns ints, as a C++
+#: game's does, never ``PlayerId`` members).
+_PLAYER_IDS = {CHANCE: int(pyspiel.PlayerId.CHANCE), TERMINAL: int(pyspiel.PlayerId.TERMINAL)}
 _INFORMATION = {"perfect": pyspiel.GameType.Information.PERFECT_INFORMATION,
                 "imperfect": pyspiel.GameType.Information.IMPERFECT_INFORMATION}
 _UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "constant_sum": pyspiel.GameType.Utility.CONSTANT_SUM,
@@ -112,8 +127,7 @@ class _Observer:
 
     def set_from(self, state, player):
         if self.perfect_recall and not self.recall_tensor:
-            raise ValueError(f"{self.name} provides no information-state tensor (provides_information_state_tensor "
-                             f"is False): its observation tensor is not an information state")
+            raise ValueError(_no_information_state_tensor(self.name))
         self.tensor[:] = self._observation(state, player)
 
     def string_from(self, state, player):
@@ -125,6 +139,11 @@ class _Observer:
         if self.hidden:
             return f"p{player} " + " ".join(f"{x:g}" for x in core.observation(player))
         return repr(core)
+
+
+def _no_information_state_tensor(name: str) -> str:
+    return (f"{name} provides no information-state tensor (provides_information_state_tensor is False): its "
+            f"observation tensor is not an information state")
 
 
 class _Shared:
@@ -167,48 +186,98 @@ def _make_classes(name: str, spec: SpielGame):
             self.core = core if core is not None else game.core.new_initial_state()
             self.drawn = drawn  # the parts of the chance outcome drawn so far (chance_parts games)
             self._chance = None
+            self._player = _player_id(self.core)
 
         def __deepcopy__(self, memo):  # rules-core states are immutable: share them
             return State(self.get_game(), self.core, self.drawn)
 
         def current_player(self):
-            player = self.core.current_player
-            return _PLAYER_IDS.get(player, player)
+            return self._player
 
         def _legal_actions(self, player):
             return list(self.core.legal_actions())
 
+        # pyspiel's own methods below reach the state's Python methods through C++ several times a call; these
+        # answer the same from the player id kept after each action (C++ callers still reach the ones above).
+        def legal_actions(self, player=None):
+            """The legal actions of ``player`` (default: the player to act), as pyspiel's: the chance
+            outcomes at a chance node, none at the end or for a player not to act."""
+            if self._player == _PLAYER_IDS[TERMINAL]:
+                return []
+            if self._player == _PLAYER_IDS[CHANCE]:
+                return [k for k, _ in self._outcomes()[1]]
+            if player is None or player == self._player:
+                return list(self.core.legal_actions())
+            if player < 0:
+                raise ValueError(f"legal_actions of the pseudo-player {player}")
+            return []
+
+        def is_chance_node(self):
+            return self._player == _PLAYER_IDS[CHANCE]
+
+        def rewards(self):
+            """Each player's reward for the last action: the returns at the end, 0 before (the games
+            pay at the end)."""
+            if self._player == _PLAYER_IDS[TERMINAL]:
+                return self.returns()
+            return [0.0] * self.core.game.num_players
+
         def _outcomes(self):
+            """``(outcomes, [(index, probability as a float), ...])`` of this chance node, made once
+            (each player's part from the game's own list where the roll is drawn in parts)."""
             if self._chance is None:
-                parts = self.get_game().chance_parts
-                self._chance = _Shared(parts[len(self.drawn)] if parts else self.core.chance_outcomes())
+                game = self.get_game()
+                if game.chance_parts:
+                    self._chance = game.chance_parts[len(self.drawn)]
+                else:
+                    outcomes = self.core.chance_outcomes()
+                    self._chance = _Shared((outcomes, [(k, float(p)) for k, (_, p) in enumerate(outcomes)]))
             return self._chance.value
 
         def chance_outcomes(self):
-            return [(k, float(p)) for k, (_, p) in enumerate(self._outcomes())]
+            return list(self._outcomes()[1])
 
         def _apply_action(self, action):
-            parts = self.get_game().chance_parts
-            if self.core.is_chance_node() and parts:
-                self.drawn += (self._outcomes()[action][0],)
-                if len(self.drawn) == len(parts):
-                    self.core, self.drawn = self.core.apply(self.drawn), ()
-            elif self.core.is_chance_node():
-                self.core = self.core.apply(self._outcomes()[action][0])
-            else:
+            if self._player != _PLAYER_IDS[CHANCE]:
                 self.core = self.core.apply(int(action))
+            elif self.get_game().chance_parts:
+                self.drawn += (self._outcomes()[0][action][0],)
+                if len(self.drawn) == len(self.get_game().chance_parts):
+                    self.core, self.drawn = self.core.apply(self.drawn), ()
+            else:
+                self.core = self.core.apply(self._outcomes()[0][action][0])
             self._chance = None
+            self._player = _player_id(self.core)
+
+        # pyspiel's own tensor methods ask the game for the tensor's shape first, which writes the tensor of a
+        # fresh initial state: these write the state's tensor once (C++ callers reach the observers, also once).
+        def information_state_tensor(self, player=None):
+            """``player``'s (default: the player to act) information-state tensor, as pyspiel's: a list of
+            floats."""
+            if not spec.observation_is_information_state:
+                raise ValueError(_no_information_state_tensor(f"dice_envs_{name}"))
+            return self._tensor(player)
+
+        def observation_tensor(self, player=None):
+            """``player``'s (default: the player to act) observation tensor, as pyspiel's: a list of floats."""
+            return self._tensor(player)
+
+        def _tensor(self, player):
+            player = self._player if player is None else player
+            if not 0 <= player < self.core.game.num_players:
+                raise ValueError(f"player must be from 0 to {self.core.game.num_players - 1}, got {player}")
+            return np.asarray(self.core.observation(player), np.float32).tolist()
 
         def _action_to_string(self, player, action):
-            if player == pyspiel.PlayerId.CHANCE:  # unique per outcome, as OpenSpiel requires
-                outcome = self._outcomes()[action][0]
+            if player == _PLAYER_IDS[CHANCE]:  # unique per outcome, as OpenSpiel requires
+                outcome = self._outcomes()[0][action][0]
                 if self.get_game().chance_parts:
                     return f"player {len(self.drawn)} draws {outcome!r}"
                 return f"{self.core.describe_outcome(outcome)} [{outcome!r}]"
             return self.core.game.action_name(action)
 
         def is_terminal(self):
-            return self.core.is_terminal()
+            return self._player == _PLAYER_IDS[TERMINAL]
 
         def returns(self):
             return [float(r) for r in self.core.returns()]
@@ -249,7 +318,9 @@ def _make_classes(name: str, spec: SpielGame):
                                          f"conflict ({by} overrides {over}); give one")
             self.spec = spec
             self.core = spec.make(values)
-            self.chance_parts = spec.chance_parts(self.core) if spec.chance_parts else None
+            # each part's outcomes, and their probabilities as pyspiel's floats, made once for every state
+            self.chance_parts = None if not spec.chance_parts else [
+                _Shared((part, [(k, float(p)) for k, (_, p) in enumerate(part)])) for part in spec.chance_parts(self.core)]
             utility = spec.utility(self.core)
             low, high = spec.utilities(self.core)
             info = pyspiel.GameInfo(
@@ -265,8 +336,8 @@ def _make_classes(name: str, spec: SpielGame):
         def new_initial_state(self):
             return State(self)
 
-        def __reduce__(self):  # loaded again by name (multiprocessing, Ray)
-            return pyspiel.load_game, (f"dice_envs_{name}", self.get_parameters())
+        def __reduce__(self):  # loaded again by name, this module first (multiprocessing, Ray: see load_game)
+            return load_game, (f"dice_envs_{name}", self.get_parameters())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
             if params:
@@ -275,6 +346,25 @@ def _make_classes(name: str, spec: SpielGame):
 
     OpenSpielGame.__name__ = OpenSpielGame.__qualname__ = f"{name.title().replace('_', '')}OpenSpielGame"
     return game_type, OpenSpielGame
+
+
+def _player_id(core) -> int:
+    player = core.current_player
+    return _PLAYER_IDS.get(player, player)
+
+
+def load_game(name: str, params: Optional[dict] = None) -> "pyspiel.Game":
+    """``pyspiel.load_game(name, params)``, with every game of this module registered first.
+
+    pyspiel knows a Python game only in a process that has registered it, and OpenSpiel
+    registers a Python game when its module is imported; a worker process that never imported
+    this module (a ``multiprocessing`` worker started by spawning, a Ray worker) answers
+    "Unknown game".  A pickled game of this module is unpickled through this function, so the
+    pickle itself imports the module and the game loads anywhere ``dice_envs`` is installed.
+    Elsewhere, import ``dice_envs.openspiel`` in the worker before ``pyspiel.load_game`` (in
+    Ray, ``ray.init(runtime_env={"worker_process_setup_hook": "dice_envs.openspiel.register"})``).
+    """
+    return pyspiel.load_game(name, dict(params or {}))
 
 
 def _restore_state(game, history):

@@ -8,8 +8,8 @@ and the game the agent was trained on, and adds the keys every report carries.
 
 Every report has the same keys:
 
-``game``, ``agent``, ``agent_type`` (``sb3``, ``torch``, ``rllib``, ``function`` or
-``builtin``), ``config`` (the game's settings), ``opponent`` (``"optimal"``,
+``game``, ``agent``, ``agent_type`` (``sb3``, ``torch``, ``rllib``, ``function``, ``openspiel`` (an
+OpenSpiel policy) or ``builtin``), ``config`` (the game's settings), ``opponent`` (``"optimal"``,
 ``"equilibrium"``, ``"best_response"`` or None), ``payoff`` (what ``value`` measures),
 ``value`` (the agent's expected payoff, averaged over the seats), ``seats`` (per seat, or None),
 ``optimal_value`` (what the optimum gets in the same place), ``gap`` (``value -
@@ -66,6 +66,10 @@ class Evaluation:
             (else on their greedy decisions), unless asked otherwise.
         recorded_names: the names the training runs record for this game (``model.json``): a
             model that records another is refused.
+        own_agents: ``"module:function"`` of ``own_agents(agent, greedy, settings) -> Agent or None``,
+            the game's own reading of what a user names (an object, a file, ``module:attr``: OpenSpiel's
+            policies and networks in Liar's Dice), tried before the generic loaders (``None``: not one
+            of its kinds); ``settings`` are the game's settings as given.
     """
 
     name: str
@@ -77,6 +81,7 @@ class Evaluation:
     printable: Callable[[dict], dict] = _unchanged
     mixed: bool = False
     recorded_names: Tuple[str, ...] = ()
+    own_agents: Optional[str] = None
 
     @property
     def scorer(self) -> Callable[..., dict]:
@@ -100,7 +105,8 @@ def score_agent(evaluation: Evaluation, agent: Union[Agent, str], greedy: Option
     Args:
         evaluation: the game's :class:`Evaluation`.
         agent: an :class:`~dice_envs.agents.evaluate.observation_agents.Agent`, a path to a saved
-            model, ``module:function``, or a policy the game names.
+            model, ``module:function``, a policy the game names, or an object of the game's own
+            kinds (:attr:`Evaluation.own_agents`).
         greedy: score a loaded network's greedy decisions or its probabilities (default:
             probabilities where the optimum is mixed, greedy decisions elsewhere).
         config: the game's settings; ``None`` values are left to their defaults.
@@ -116,8 +122,9 @@ def score_agent(evaluation: Evaluation, agent: Union[Agent, str], greedy: Option
     elif isinstance(agent, str) and _BUILTIN.fullmatch(agent):
         name, kind, spec = agent, "builtin", agent
     else:
-        spec = load_agent(agent, greedy)
-        name, kind = str(agent), spec.kind
+        own = load(evaluation.own_agents)(agent, greedy, config) if evaluation.own_agents else None
+        spec = own if own is not None else load_agent(agent, greedy)
+        name, kind = (str(agent) if isinstance(agent, str) else spec.name), spec.kind
     recorded = spec.info.get("game") if isinstance(spec, Agent) else None
     if recorded is not None and recorded not in evaluation.recorded_names:
         raise ValueError(f"{name} was trained on {recorded!r}, not on {evaluation.name!r}: score it with "
@@ -173,11 +180,13 @@ def jeopardy_report(head_to_head: Mapping[str, float], differences: Mapping[str,
 def best_response_report(nash_conv: float, best_responses, uniform_exploitability: Optional[float],
                          why: str) -> dict:
     """A two-player zero-sum report without an equilibrium: the agent's value against a best
-    response from each seat (``-best response value``), whose mean is ``-exploitability``."""
+    response from each seat (``-best response value``), whose mean is ``-exploitability``;
+    ``details["best_response_values"]`` are the best responses' values, player 0's and player 1's."""
     seats = {"first": -best_responses[1], "second": -best_responses[0]}
     references = {} if uniform_exploitability is None else {"random": -uniform_exploitability}
     details = {"equilibrium": f"{why}; the value is against a best response (-exploitability, averaged over the "
                               "seats)",
+               "best_response_values": [float(v) for v in best_responses],
                "reference_exploitability": {"random": uniform_exploitability}}
     return report("payoff (+1 win, -1 loss) against a best response", "best_response", 0.5 * sum(seats.values()),
                   0.0, seats, nash_conv / 2, references, details)

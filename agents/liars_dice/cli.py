@@ -382,6 +382,14 @@ def _round_options(parser) -> None:
     parser.add_argument("--exploitability", type=float, default=None, metavar="E",
                         help="exploitability the CFR+ equilibrium of --against equilibrium is solved to (1e-4)")
     parser.add_argument("--cache-dir", default=None, help="reuse/store the equilibrium in this directory")
+    parser.add_argument("--input", choices=["openspiel", "dice-envs"], default=None,
+                        help="the information-state tensors AGENT reads, where it is a network, a function of "
+                             "(tensors, masks) or a bare weights file (torch.save of a Sequential's state_dict): "
+                             "openspiel (OpenSpiel's liars_dice: its game has the highest face wild unless --wild "
+                             "says otherwise) or dice-envs (dice_envs_liars_dice's, the environments' observation)")
+    parser.add_argument("--activation", choices=["tanh", "relu"], default=None,
+                        help="the activation between a bare weights file's layers (tanh, as IIG-RL-Benchmark's "
+                             "actors)")
 
 
 def _match_options(parser) -> None:
@@ -400,7 +408,8 @@ ROUND = Evaluation(
     "liars-dice", "Liar's Dice: exploitability, and the value against a best response (or the equilibrium)",
     "equilibrium, random",
     "dice_envs.agents.liars_dice.evaluation:score_round", _round_options, read_options=_read_options, mixed=True,
-    recorded_names=("liars-dice", "liars_dice"))
+    recorded_names=("liars-dice", "liars_dice"),
+    own_agents="dice_envs.agents.liars_dice.openspiel_agents:own_agent")
 MATCH = Evaluation(
     "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games", "random",
     "dice_envs.agents.liars_dice.evaluation:score_match", _match_options, read_options=_read_options, mixed=True,

@@ -37,9 +37,16 @@ __all__ = ["score_round", "score_match"]
 
 
 def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, against: str = "best-response",
-                exploitability: float = 1e-4, cache_dir=None) -> dict:
+                exploitability: float = 1e-4, cache_dir=None, input: Optional[str] = None,
+                activation: Optional[str] = None) -> dict:
     """One round: ``spec`` (an agent, ``equilibrium`` or ``random``) in the game it was trained on, or
     the one the settings give (6 faces, one die each, no wild face by default).
+
+    OpenSpiel's agents (its policies, networks over either game's information-state tensors, a bare
+    weights file) are read before the call (:func:`dice_envs.agents.liars_dice.openspiel_agents.own_agent`):
+    ``input`` names the tensors a network or function reads (``"openspiel"``, OpenSpiel's
+    ``liars_dice``'s, whose game has the highest face wild unless ``wild`` says otherwise; or
+    ``"dice-envs"``), ``activation`` (``"tanh"``, the default, or ``"relu"``) a weights file's layers.
 
     ``value`` is the agent's payoff against a best response to it from each seat (minus its
     exploitability), whatever is cached; with ``against="equilibrium"``, against the CFR+ equilibrium
@@ -48,6 +55,8 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     against = check_choice("against", against, AGAINST)
     game = _round_game(spec, {"faces": faces, "dice_per_player": dice_per_player, "wild": wild})
     config = {**game.config(), "against": against, "exploitability": exploitability}
+    if input is not None:
+        config["input"] = input
     eq = None
     if against == "equilibrium" or spec in ("equilibrium", "optimal"):
         eq = equilibrium_if_cheap(game, exploitability, cache_dir) if fits_in_memory(game) else None

@@ -249,3 +249,247 @@ def test_a_parameter_that_overrides_another_leaves_it_out_of_the_game_s_name():
     for game in (highest, uneven):
         assert str(pickle.loads(pickle.dumps(game))) == str(game)
     assert "wild=True" in str(pyspiel.load_game("dice_envs_liars_dice", {"wild": True}))
+
+
+def _states_of_a_game(game, seed=0):
+    """Every state of one random game of ``game``, from the initial state to the end."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    states = [state.clone()]
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        states.append(state.clone())
+    return states
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_current_player_is_an_int_as_a_cpp_game_s(name):
+    """Issue 53: ``current_player()`` returned ``PlayerId`` members at chance and terminal nodes,
+    where OpenSpiel's C++ games return ints."""
+    for state in _states_of_a_game(pyspiel.load_game(name, SMALL[name])):
+        assert type(state.current_player()) is int
+    cpp = pyspiel.load_game("liars_dice").new_initial_state()
+    assert type(cpp.current_player()) is int and cpp.current_player() == pyspiel.PlayerId.CHANCE
+
+
+def test_a_pickled_game_loads_in_a_fresh_process(tmp_path):
+    """Issue 53: a pickled game failed with "Unknown game" in a process that had not imported
+    ``dice_envs.openspiel`` (a spawned multiprocessing worker, a Ray worker); unpickling it now
+    imports the module, which registers the games."""
+    import pickle
+    import subprocess
+    import sys
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3, "wild_rule": "aces"})
+    path = tmp_path / "game.pickle"
+    path.write_bytes(pickle.dumps(game))
+    script = ("import pickle, sys, pyspiel; game = pickle.loads(open(sys.argv[1], 'rb').read()); "
+              "print(str(game), game.num_distinct_actions())")
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"{game} {game.num_distinct_actions()}"
+
+
+def test_a_tensor_costs_one_write_and_agrees_with_pyspiel_s_own_methods(monkeypatch):
+    """Issue 53: pyspiel's ``information_state_tensor`` asks the game for the tensor's shape, which
+    writes a fresh initial state's tensor, before writing the state's: two writes a call.  The state's
+    own methods write once, and answer as pyspiel's (C++) methods do, at every node."""
+    from dice_envs.games.liars_dice.rules import LiarsDiceState
+
+    game = pyspiel.load_game("dice_envs_liars_dice", {"dice_per_player": 2, "faces": 3, "wild_rule": "highest"})
+    writes = []
+    observation = LiarsDiceState.observation
+    monkeypatch.setattr(LiarsDiceState, "observation", lambda self, player: writes.append(player) or
+                        observation(self, player))
+    for state in _states_of_a_game(game):
+        for player in (0, 1):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+            del writes[:]
+            ours = state.information_state_tensor(player)
+            assert writes == [player]
+            assert ours == pyspiel.State.information_state_tensor(state, player)
+            assert state.observation_tensor(player) == pyspiel.State.observation_tensor(state, player)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.is_terminal() == pyspiel.State.is_terminal(state)
+        assert state.rewards() == pyspiel.State.rewards(state)
+    with pytest.raises(ValueError, match="player must be from 0 to 1"):
+        state.information_state_tensor(2)
+
+
+# -- OpenSpiel's agents of Liar's Dice, scored exactly (issue 53) ---------------------------------------
+
+
+def _random_tabular_policy(game, seed=1):
+    from open_spiel.python import policy as os_policy
+
+    table = os_policy.TabularPolicy(game)
+    x = np.random.default_rng(seed).random(table.action_probability_array.shape) * table.legal_actions_mask
+    table.action_probability_array = x / x.sum(axis=1, keepdims=True)
+    return table
+
+
+def _actor(game, seed=0):
+    import torch
+
+    torch.manual_seed(seed)
+    size = game.information_state_tensor_shape()[0]
+    return torch.nn.Sequential(torch.nn.Linear(size, 32), torch.nn.Tanh(), torch.nn.Linear(32, 32), torch.nn.Tanh(),
+                               torch.nn.Linear(32, game.num_distinct_actions()))
+
+
+def _actor_policy(game, actor):
+    """OpenSpiel's tabular policy of ``actor`` (logits over the information-state tensor), one state at a time."""
+    import torch
+    from open_spiel.python import policy as os_policy
+
+    def probabilities(state):
+        with torch.no_grad():
+            z = actor(torch.tensor([state.information_state_tensor(state.current_player())])).numpy()[0]
+        legal = state.legal_actions()
+        e = np.exp(z[legal].astype(np.float64) - z[legal].max())
+        return dict(zip(legal, e / e.sum()))
+
+    return os_policy.tabular_policy_from_callable(game, probabilities)
+
+
+@pytest.mark.parametrize("numdice, sides", [(1, 6), (2, 5), (2, 3), (3, 2)])
+def test_openspiel_s_liars_dice_tensors_are_ours_converted(numdice, sides):
+    """OpenSpiel's ``liars_dice`` information-state tensor (33 floats for two dice of five faces, each
+    player's dice sorted ascending) is ours converted, at every decision of 100 random games; its
+    states read as ours have the same legal actions and returns."""
+    from dice_envs.agents.liars_dice.openspiel_agents import (
+        liars_dice_game,
+        liars_dice_state,
+        openspiel_tensor_size,
+        openspiel_tensors,
+    )
+
+    game = pyspiel.load_game("liars_dice", {"numdice": numdice, "dice_sides": sides})
+    core = liars_dice_game(game)
+    assert openspiel_tensor_size(core) == game.information_state_tensor_shape()[0]
+    rng = np.random.default_rng(0)
+    decisions = 0
+    for _ in range(100):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                player, ours = state.current_player(), liars_dice_state(state)
+                assert ours.legal_actions() == tuple(state.legal_actions())
+                converted = openspiel_tensors(core, ours.observation(player)[None])[0]
+                assert converted.tolist() == state.information_state_tensor(player)
+                decisions += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert liars_dice_state(state).returns() == tuple(state.returns())
+    assert decisions > 200
+    assert openspiel_tensor_size(liars_dice_game(pyspiel.load_game("liars_dice", {"numdice": 2, "dice_sides": 5}))) == 33
+
+
+def test_an_openspiel_policy_is_scored_as_openspiel_scores_it():
+    """A TabularPolicy of OpenSpiel's ``liars_dice`` and one of ``dice_envs_liars_dice``: our exact
+    exploitability and best responses' values are OpenSpiel's, by ``score`` and by the hook."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from dice_envs.agents.liars_dice.openspiel_agents import exploitability, liars_dice_game
+    from dice_envs.agents.scoring import score
+
+    for game in (pyspiel.load_game("liars_dice", {"numdice": 1, "dice_sides": 4}),
+                 pyspiel.load_game("dice_envs_liars_dice", {"dice": "1,2", "faces": 2, "wild_rule": "aces"})):
+        table = _random_tabular_policy(game)
+        best = [os_exploitability.best_response(game, table, p)["best_response_value"] for p in (0, 1)]
+        hook = exploitability(table)
+        assert hook.best_response == pytest.approx(best, abs=1e-12)
+        assert hook.exploitability == pytest.approx(sum(best) / 2, abs=1e-12)  # OpenSpiel's exploitability
+        report = score("liars-dice", table)
+        assert report["agent_type"] == "openspiel" and report["exploitability"] == pytest.approx(hook.exploitability)
+        assert report["details"]["best_response_values"] == pytest.approx(best, abs=1e-12)
+        assert report["config"]["faces"] == liars_dice_game(game).faces
+
+
+def test_a_network_over_openspiel_s_tensors_is_scored_exactly_in_memory_and_streamed():
+    """An actor over OpenSpiel's tensors (logits, as IIG-RL-Benchmark's): the hook's exploitability
+    is OpenSpiel's of the actor's tabular policy; ``score`` gives the same through the in-memory
+    tree; a pair of actors plays one seat each."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from dice_envs.agents.evaluate.observation_agents import FunctionAgent
+    import torch
+
+    from dice_envs.agents.liars_dice.openspiel_agents import exploitability
+    from dice_envs.agents.scoring import score
+
+    game = pyspiel.load_game("liars_dice", {"numdice": 1, "dice_sides": 3})
+    actor, other = _actor(game, 0), _actor(game, 1)
+    theirs = os_exploitability.exploitability(game, _actor_policy(game, actor))
+    assert exploitability(actor, game).exploitability == pytest.approx(theirs, abs=1e-6)
+    assert exploitability(actor, "liars_dice(numdice=1,dice_sides=3)", block_bits=3).exploitability == \
+        pytest.approx(theirs, abs=1e-6)
+    assert score("liars-dice", actor, input="openspiel", faces=3)["exploitability"] == pytest.approx(theirs, abs=1e-6)
+    # one actor a seat: OpenSpiel's figure for the policy that plays each seat with its own actor
+    p0, p1 = _actor_policy(game, actor), _actor_policy(game, other)
+    for state, row in p1.state_lookup.items():
+        if p1.states[row].current_player() == 1:
+            p0.action_probability_array[p0.state_lookup[state]] = p1.action_probability_array[row]
+    assert exploitability((actor, other), game).exploitability == \
+        pytest.approx(os_exploitability.exploitability(game, p0), abs=1e-6)
+    with pytest.raises(ValueError, match="OpenSpiel's liars_dice is two players"):
+        score("liars-dice", actor, input="openspiel", faces=3, wild="aces")
+    # over dice_envs_liars_dice's tensors (our observations): as a function over observations is scored
+    ours = pyspiel.load_game("dice_envs_liars_dice", {"faces": 3, "wild_rule": "aces"})
+    net = _actor(ours)
+
+    def softmax_of_net(obs, masks):
+        with torch.no_grad():
+            z = np.where(masks, net(torch.tensor(np.array(obs))).double().numpy(), -np.inf)
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    as_function = FunctionAgent(softmax_of_net, "net")
+    expected = score("liars-dice", as_function, faces=3, wild="aces")["exploitability"]
+    assert exploitability(net, ours).exploitability == pytest.approx(expected, abs=1e-12)
+    assert score("liars-dice", net, faces=3, wild="aces")["exploitability"] == pytest.approx(expected, abs=1e-12)
+    with pytest.raises(ValueError, match="tensors are the 'dice-envs' layout, not 'openspiel'"):
+        exploitability(net, ours, layout="openspiel")
+
+
+def test_evaluate_reads_openspiel_agents_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``dice-envs evaluate liars-dice module:attr`` with an OpenSpiel policy or an actor, and a bare
+    weights file with ``--input openspiel``."""
+    import json
+    import sys
+
+    import torch
+
+    from dice_envs.agents.cli import main
+    from dice_envs.agents.liars_dice.openspiel_agents import exploitability
+
+    game = pyspiel.load_game("liars_dice", {"numdice": 1, "dice_sides": 3})
+    actor = _actor(game)
+    expected = exploitability(actor, game)
+    module = type(sys)("field_agents")
+    module.policy, module.actor = _random_tabular_policy(game), actor
+    monkeypatch.setitem(sys.modules, "field_agents", module)
+
+    def evaluate(*argv):
+        assert main(["evaluate", "liars-dice", *argv, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    by_policy = evaluate("field_agents:policy")
+    assert by_policy["agent_type"] == "openspiel" and by_policy["config"]["faces"] == 3
+    assert by_policy["exploitability"] == pytest.approx(exploitability(module.policy).exploitability)
+    by_module = evaluate("field_agents:actor", "--input", "openspiel", "--faces", "3")
+    assert by_module["exploitability"] == pytest.approx(expected.exploitability)
+    path = tmp_path / "agent.pth"
+    torch.save(actor.state_dict(), path)
+    by_file = evaluate(str(path), "--input", "openspiel", "--faces", "3")
+    assert by_file["exploitability"] == pytest.approx(expected.exploitability)
+    assert by_file["details"]["best_response_values"] == pytest.approx(list(expected.best_response))
+    for faces, bad, error in [("4", None, "its input has 15 values"),
+                              ("3", {"0.weight": torch.full((4, 12), float("nan")), "0.bias": torch.zeros(4)},
+                               "0.weight is not a tensor of finite numbers"),
+                              ("3", {"0.weight": torch.zeros((4, 12)), "0.bias": torch.zeros(4)}, "4 outputs")]:
+        if bad is not None:
+            torch.save(bad, path)
+        with pytest.raises(SystemExit):
+            main(["evaluate", "liars-dice", str(path), "--input", "openspiel", "--faces", faces])
+        assert error in capsys.readouterr().err
