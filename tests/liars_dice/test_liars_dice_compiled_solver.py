@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from memory_checks import traced_peak
 
 from dice_envs.agents.liars_dice import compiled_solver as compiled
 from dice_envs.agents.liars_dice.solver import (
@@ -184,18 +185,6 @@ def test_a_game_of_hundreds_of_bids_is_refused_by_its_estimate_not_by_an_overflo
         solve(game, 1e-4)
     with pytest.raises(ResourceLimitError, match="over the limit"):
         solve(game, 1e-4, engine="numpy")
-
-
-def traced_peak(fn) -> int:
-    """The peak of the memory ``fn()`` allocates (numpy's arrays included), from tracemalloc."""
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("kwargs", [dict(faces=6), dict(faces=4, wild="aces", dice_per_player=(1, 2)),

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from memory_checks import traced_peak
 
 from dice_envs.agents.evaluate.contract import uniform_agent
 from dice_envs.agents.evaluate.observation_agents import FunctionAgent
@@ -200,18 +201,6 @@ def spy_estimates(monkeypatch) -> list:
 
     monkeypatch.setattr(liars_dice_streamed, "check_resources", spy)
     return checked
-
-
-def traced_peak(fn) -> int:
-    """The peak of the memory ``fn()`` allocates (numpy's arrays included), from tracemalloc."""
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize(("kwargs", "block_bits"), [
