@@ -3,13 +3,12 @@ loop of dice_envs.agents.learn.jeopardy) with their exact evaluation, checkpoint
 `dice-envs evaluate` on the saved models, and MaskablePPO directly on the AEC environment with the
 PettingZoo SB3 action-mask pattern."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from trainer_checks import load_script
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -18,18 +17,6 @@ from dice_envs.agents.cli import main as cli_main  # noqa: E402
 from dice_envs.agents.zombie_dice.policies import PUBLISHED_DIFFERENCES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_script(name: str = "train_ayzd"):
-    """The trainer module behind ``experiments/<name>.py`` (the script is a few lines calling it)."""
-    module = importlib.import_module(TRAINERS[name])
-    sys.modules[name] = module
-    return module
-
-
-TRAINERS = {"train_ayzd": "dice_envs.agents.zombie_dice.training", "train_pig": "dice_envs.agents.pig.training",
-            "train_liars_dice": "dice_envs.agents.liars_dice.full_width",
-            "train_liars_dice_play": "dice_envs.agents.liars_dice.play_training"}
 
 
 SMALL = ["--n-envs", "2", "--n-steps", "64", "--minibatch", "64", "--epochs", "1", "--pool-size", "2",

@@ -12,7 +12,6 @@ experiments/train_liars_dice.py.
 
 Sizes are tiny (a few hundred PPO steps, a few Liar's Dice updates) to keep this fast."""
 
-import importlib.util
 import json
 import pickle
 import shutil
@@ -24,23 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from checkpoint_kills import Killed, kill_after_checkpoints, kill_after_state
+from trainer_checks import assert_same, load_script
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_script(name: str):
-    """The trainer module behind ``experiments/<name>.py`` (the script is a few lines calling it)."""
-    module = importlib.import_module(TRAINERS[name])
-    sys.modules[name] = module
-    return module
-
-
-TRAINERS = {"train_ayzd": "dice_envs.agents.zombie_dice.training", "train_pig": "dice_envs.agents.pig.training",
-            "train_liars_dice": "dice_envs.agents.liars_dice.full_width",
-            "train_liars_dice_play": "dice_envs.agents.liars_dice.play_training"}
 
 
 def call(script, capsys, argv):
@@ -49,24 +37,6 @@ def call(script, capsys, argv):
     captured = capsys.readouterr()
     lines = captured.out.strip().splitlines()
     return code, (json.loads(lines[-1]) if lines else None), captured.err
-
-
-def assert_same(a, b, where="") -> None:
-    """Exact equality of nested containers of tensors and arrays."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), where
-        for key in a:
-            assert_same(a[key], b[key], f"{where}/{key}")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for k, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{where}[{k}]")
-    elif isinstance(a, torch.Tensor):
-        assert torch.equal(a, b), where
-    elif isinstance(a, np.ndarray):
-        assert np.array_equal(a, b), where
-    else:
-        assert a == b, where
 
 
 # -- the jeopardy trainer (train_ayzd.py / train_pig.py) --------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from checkpoint_kills import Killed, kill_after_checkpoints
+from trainer_checks import assert_same
 
 from dice_envs.agents.liars_dice import play as learners
 
@@ -88,21 +89,6 @@ def snapshot(run: Path) -> dict:
     state = json.loads(blob.pop("state"))
     curve = [(h["steps"], h["exploitability"], h["value_vs_equilibrium"]) for h in state["history"]]
     return {"curve": curve, "steps": state["steps"], "updates": state["updates"], "tensors": blob}
-
-
-def assert_same(a, b, where=""):
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), where
-        for key in a:
-            assert_same(a[key], b[key], f"{where}/{key}")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), where
-        for k, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{where}[{k}]")
-    elif isinstance(a, torch.Tensor):
-        assert torch.equal(a, b), where
-    else:
-        assert a == b, where
 
 
 @pytest.fixture(scope="module")
