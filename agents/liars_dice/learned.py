@@ -203,7 +203,12 @@ class InfoStates:
         return out.reshape(N * R, -1) * self.mask
 
 
-def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_output: bool = False):
+#: the hidden layers' activations :func:`build_network` offers, by name
+ACTIVATIONS = ("relu", "tanh")
+
+
+def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_output: bool = False,
+                  activation: str = "relu", outputs: int = 0):
     """MLP on the observation plus one derived feature: a one-hot of the last bid
     (the highest bid flag set), which the rules make decisive and which an MLP
     would otherwise have to extract from the bid flags itself.
@@ -218,7 +223,11 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_ou
 
     With ``zero_output`` the last layer's weights and biases start at 0: every output is 0 (under
     a softmax, the uniform policy; no random numbers are drawn for it, so the networks built
-    after it start as they would without it)."""
+    after it start as they would without it).
+
+    ``activation`` is the hidden layers' (``"relu"``, or ``"tanh"`` as CleanRL's and
+    IIG-RL-Benchmark's PPO networks); ``outputs`` is the number of outputs (0: one per action;
+    1 for a state-value critic)."""
     import torch
     import torch.nn as nn
 
@@ -229,8 +238,14 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_ou
     lo = game.num_players + game.faces
     hi = lo + game.num_bids
     obs_dim = game.prefix_size
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    if not isinstance(outputs, int) or outputs < 0:
+        raise ValueError(f"outputs must be a count of outputs (0: one per action), got {outputs!r}")
+    outputs = outputs or game.num_actions
     check_network(f"a Liar's Dice network of hidden layers {hidden!r}",
-                  [obs_dim + game.num_bids + extra_inputs, *hidden_sizes(hidden), game.num_actions], NETWORK_CHUNK)
+                  [obs_dim + game.num_bids + extra_inputs, *hidden_sizes(hidden), outputs], NETWORK_CHUNK)
+    nonlinearity = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
 
     class Net(nn.Module):
         def __init__(self):
@@ -238,8 +253,8 @@ def build_network(game_config: dict, hidden: str, extra_inputs: int = 0, zero_ou
             sizes = [obs_dim + game.num_bids + extra_inputs] + hidden_sizes(hidden)
             layers = []
             for a, b in zip(sizes, sizes[1:]):
-                layers += [nn.Linear(a, b), nn.ReLU()]
-            layers.append(nn.Linear(sizes[-1], game.num_actions))
+                layers += [nn.Linear(a, b), nonlinearity()]
+            layers.append(nn.Linear(sizes[-1], outputs))
             self.mlp = nn.Sequential(*layers)
 
         def forward(self, obs, extra=None):
@@ -381,7 +396,7 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
 
 def load_model(path):
     """The policy in a ``model.pt`` of ``dice-envs train liars-dice``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
-    ``hidden``, ``net``) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
+    ``hidden``, ``net``, and ``activation`` where it is not ReLU) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
     Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code; the sizes its
     zip declares are checked first (:func:`dice_envs.core.resources.check_archive`).
 
@@ -401,7 +416,7 @@ def load_model(path):
             return TabularLiarsDicePolicy(game, blob["table"].numpy())
         check_network(f"the network of {os.fspath(path)!r}",
                       [game.prefix_size + game.num_bids, *hidden_sizes(blob["hidden"]), game.num_actions])
-        net = build_network(blob["game"], blob["hidden"])
+        net = build_network(blob["game"], blob["hidden"], activation=blob.get("activation", "relu"))
         net.load_state_dict(blob["net"])
     except ResourceLimitError:
         raise

@@ -49,6 +49,8 @@ class Rollout(NamedTuple):
     weight: Any  # (n,) float32: the decision's weight in the critic's fit (below)
     policy: Any  # (n, A) float32: the policy network's probabilities at the decision
     own_reach: Any  # (n,) bool: the mover reached the decision playing its policy (no own deviation before)
+    game: Any  # (n,) int64: the game of the batch the decision was made in
+    depth: Any  # (n,) int64: the decisions made before it in its game (the rows are in order of depth, then game)
 
 
 def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: float = 0.0) -> Rollout:
@@ -120,7 +122,8 @@ def play(batch, net, rng: np.random.Generator, explore: float = 0.0, sharpness: 
     return Rollout(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(action.astype(np.int64)),
                    torch.from_numpy(log_prob.astype(np.float32)), torch.from_numpy(payoff[game, mover]),
                    torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(policy),
-                   torch.from_numpy(own_reach))
+                   torch.from_numpy(own_reach), torch.from_numpy(game.astype(np.int64)),
+                   torch.from_numpy(when.astype(np.int64)))
 
 
 def minibatches(n: int, size: int, epochs: int):
@@ -169,25 +172,105 @@ class Critics:
         return {"critic_loss": fit_critic(args, self.critic, self.opt, ro)}
 
 
-def ppo_update(args: Options, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
-    """One PPO update on the batch (clipped ratio, entropy bonus), then the critic."""
+def gae(ro: Rollout, values, gamma: float, lam: float) -> tuple:
+    """Generalised advantage estimates (Schulman et al. 2016) of every decision of ``ro``, and the
+    returns the state-value critic is fitted to (``advantage + value``), from the state values
+    ``values`` (``(n,)``, each the mover's).
+
+    The players alternate, and the payoff is zero-sum and paid when a call ends the game, so from
+    the mover's side the next decision's value is minus the next mover's: ``delta_t = -gamma
+    V(s_{t+1}) - V(s_t)``, or ``payoff - V(s_t)`` at the decision that ended the game, and
+    ``A_t = delta_t - gamma lam A_{t+1}``.  This is the same estimate as IIG-RL-Benchmark's, which
+    keeps the values on player 0's side and turns the sign of the advantage by the mover."""
     import torch
 
+    n_games = int(ro.game.max()) + 1 if len(ro.game) else 0
+    next_value = torch.zeros(n_games)
+    next_adv = torch.zeros(n_games)
+    alive = torch.zeros(n_games, dtype=torch.bool)  # the game has a decision after the current depth
+    adv = torch.zeros(len(ro.game))
+    for d in range(int(ro.depth.max()) if len(ro.depth) else -1, -1, -1):
+        rows = (ro.depth == d).nonzero()[:, 0]
+        g = ro.game[rows]
+        later = alive[g]
+        delta = torch.where(later, -gamma * next_value[g], ro.ret[rows]) - values[rows]
+        adv[rows] = delta - gamma * lam * torch.where(later, next_adv[g], torch.zeros(()))
+        next_value[g], next_adv[g] = values[rows], adv[rows]
+        alive[:] = False
+        alive[g] = True
+    return adv, adv + values
+
+
+def _clip_gradients(args: Options, *nets) -> None:
+    import torch
+
+    if args.max_grad_norm > 0:
+        torch.nn.utils.clip_grad_norm_([p for net in nets for p in net.parameters()], args.max_grad_norm)
+
+
+def _ppo_policy_loss(args: Options, net, ro: Rollout, mb, adv) -> tuple:
+    """PPO's clipped surrogate on minibatch ``mb`` with advantages ``adv`` (normalised), the
+    policy's entropy, and with ``--kl`` the sampled KL from the policy that played (the term that
+    makes the loss magnetic mirror descent's, in IIG-RL-Benchmark's form)."""
+    import torch
+
+    lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
+    log_ratio = lp.gather(1, ro.action[mb, None])[:, 0] - ro.log_prob[mb]
+    ratio = log_ratio.exp()
+    pg = -torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv).mean()
+    ent = -(lp.exp() * lp).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
+    kl = (ratio * log_ratio - (ratio - 1)).mean()  # KL(new || played), estimated on the played actions
+    return pg - args.entropy * ent + args.kl * kl, pg, ent, kl
+
+
+def ppo_update(args: Options, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
+    """One PPO update on the batch (clipped ratio, entropy bonus, ``--kl``), with the baseline of
+    ``--advantage``: ``q``, the Q critic's state value under the policy (then the critic is fitted
+    to the payoffs), or ``gae``, a state-value critic and :func:`gae`, fitted with the policy in one
+    loss (``--value-coef``, ``--clip-value``), as CleanRL's PPO."""
+    import torch
+
+    if args.advantage == "gae":
+        return _ppo_gae_update(args, net, opt, critics, ro)
     with torch.no_grad():
         p_old = masked_log_probs(net, ro.obs, ro.mask).exp()
     adv = ro.ret - (p_old * critics.values(ro)).sum(-1)
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
-        lp = masked_log_probs(net, ro.obs[mb], ro.mask[mb])
-        ratio = (lp.gather(1, ro.action[mb, None])[:, 0] - ro.log_prob[mb]).exp()
-        a = adv[mb]
-        pg = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
-        ent = -(lp.exp() * lp).masked_fill(~ro.mask[mb], 0.0).sum(-1).mean()
-        loss = pg - args.entropy * ent
+        loss, pg, ent, kl = _ppo_policy_loss(args, net, ro, mb, adv[mb])
         opt.zero_grad()
         loss.backward()
+        _clip_gradients(args, net)
         opt.step()
-    return {"policy_loss": float(pg.detach()), "entropy": float(ent.detach()), **critics.fit(args, ro)}
+    return {"policy_loss": float(pg.detach()), "entropy": float(ent.detach()), "kl": float(kl.detach()),
+            **critics.fit(args, ro)}
+
+
+def _ppo_gae_update(args: Options, net, opt, critics: Critics, ro: Rollout) -> dict:
+    import torch
+
+    critic, opt_critic = critics.critic, critics.opt
+    with torch.no_grad():
+        v_old = critic(ro.obs)[:, 0]
+        adv, returns = gae(ro, v_old, args.gamma, args.gae_lambda)
+    for mb in minibatches(len(ro.ret), args.minibatch, args.epochs):
+        a = adv[mb]
+        a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
+        loss, pg, ent, kl = _ppo_policy_loss(args, net, ro, mb, a)
+        v = critic(ro.obs[mb])[:, 0]
+        value_loss = (v - returns[mb]) ** 2
+        if args.clip_value:
+            clipped = v_old[mb] + (v - v_old[mb]).clamp(-args.clip, args.clip)
+            value_loss = torch.max(value_loss, (clipped - returns[mb]) ** 2)
+        value_loss = 0.5 * value_loss.mean()
+        opt.zero_grad()
+        opt_critic.zero_grad()
+        (loss + args.value_coef * value_loss).backward()
+        _clip_gradients(args, net, critic)  # (one norm over both networks, as over CleanRL's one agent)
+        opt.step()
+        opt_critic.step()
+    return {"policy_loss": float(pg.detach()), "entropy": float(ent.detach()), "kl": float(kl.detach()),
+            "critic_loss": float(value_loss.detach())}
 
 
 def mmd_update(args: Options, net, opt, critics: Critics, magnet, ro: Rollout) -> dict:
@@ -227,9 +310,13 @@ UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
 def scheduled(args: Options, done: float) -> Options:
     """The options of the update at ``done`` (0 to 1) of the budget
     (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
-    by the cosine from its start to ``--lr-floor`` times it, and ``alpha`` geometrically
-    from ``--alpha`` to ``--alpha-final`` (when that is positive); the rest as given."""
-    lr_scale = cosine_decay(1.0, args.lr_floor, done)
+    from its start to ``--lr-floor`` times it, by the cosine or linearly (``--lr-decay``;
+    linearly to 0 is CleanRL's ``anneal_lr``), and ``alpha`` geometrically from ``--alpha`` to
+    ``--alpha-final`` (when that is positive); the rest as given."""
+    if args.lr_decay == "linear":
+        lr_scale = args.lr_floor + (1.0 - args.lr_floor) * (1.0 - done)
+    else:
+        lr_scale = cosine_decay(1.0, args.lr_floor, done)
     alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
     return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
                                value_learning_rate=args.value_learning_rate * lr_scale,
@@ -381,11 +468,14 @@ def new_modules(args: Options, game, states) -> dict:
             reach_floor=args.reach_floor, predictive_plus=args.predictive_plus, average_ema=args.average_ema)
         return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
 
-    net = build_network(game.config(), args.hidden, zero_output=True)  # start at the uniform policy
-    critic = build_network(game.config(), args.critic_hidden)
-    magnet = build_network(game.config(), args.hidden)
+    activation = args.activation
+    net = build_network(game.config(), args.hidden, zero_output=True, activation=activation)  # the uniform policy
+    # (--advantage gae: a state-value critic, one output)
+    critic = build_network(game.config(), args.critic_hidden, activation=activation,
+                           outputs=1 if args.advantage == "gae" else 0)
+    magnet = build_network(game.config(), args.hidden, activation=activation)
     magnet.load_state_dict(net.state_dict())
-    avg_net = build_network(game.config(), args.hidden)
+    avg_net = build_network(game.config(), args.hidden, activation=activation)
     avg_net.load_state_dict(net.state_dict())
     return {"net": net, "critic": critic, "magnet": magnet, "average_net": avg_net,
             "opt": torch.optim.Adam(net.parameters(), lr=args.learning_rate),

@@ -34,8 +34,14 @@ holds the learners' pieces):
   Silver 2016) learns the time average of the played policies from a first-in-first-out buffer,
   and it is the network scored and saved;
 * ``ppo``: self-play PPO with action masks (Schulman et al. 2017): the clipped policy-gradient loss
-  with an entropy bonus, the critic's state value as the baseline.  Plain self-play policy gradient
-  is not designed for imperfect-information games and cycles;
+  with an entropy bonus, the Q critic's state value as the baseline, or (``advantage = "gae"``)
+  CleanRL's form: a state-value critic in the same loss (``value_coef``, ``clip_value``) and
+  generalised advantage estimates (``gamma``, ``gae_lambda``); ``max_grad_norm`` clips the
+  gradient, ``activation = "tanh"`` and ``lr_decay = "linear"`` give CleanRL's networks and
+  annealing.  ``kl`` adds the KL from the policy that played to the loss: with the entropy bonus
+  (the KL to a uniform magnet) that is magnetic mirror descent as IIG-RL-Benchmark trains it
+  (Sokota et al. 2023, its reinforcement-learning form).  Plain self-play policy gradient is not
+  designed for imperfect-information games and cycles;
 * ``mccfr``: outcome-sampling Monte Carlo CFR (Lanctot et al. 2009) on tables
   (:class:`dice_envs.agents.liars_dice.mccfr.OutcomeSamplingCFR`): both seats sample from
   ``(1 - explore) sigma + explore uniform``, the regrets are discounted by ``t^d / (t^d + 1)``
@@ -98,6 +104,7 @@ from pathlib import Path
 import numpy as np
 
 from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Reservoir
+from dice_envs.agents.liars_dice.learned import ACTIVATIONS
 from dice_envs.agents.liars_dice.play import (
     UPDATES,
     Critics,
@@ -151,7 +158,7 @@ CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "q
 #: what a finished run rerun with --score-current changes in its report
 RESCORED = ("current_exploitability", "curve", "args")
 DESCRIPTION = {
-    "ppo": "self-play PPO with action masks (clipped, entropy bonus, Q critic baseline), sampled games",
+    "ppo": "self-play PPO with action masks (clipped, entropy bonus, a Q critic's baseline or GAE), sampled games",
     "mmd": "MMD with sampled returns (behavioural closed form on a Q critic fitted to sampled payoffs), sampled "
            "games",
     "mccfr": "outcome-sampling MCCFR (regret matching, Linear CFR discount, linear averaging), sampled games",
@@ -181,8 +188,17 @@ class Args:
     minibatch: int = 4096  # rows per Adam step
     lr_floor: float = 1.0  # every learning rate decays (cosine) to lr_floor x its start over the budget (1: constant)
     epochs: int = 2  # passes of Adam over each update's decisions
-    clip: float = 0.2  # the ratio clip of PPO
+    clip: float = 0.2  # the ratio clip of PPO (and of the state value, with --clip-value)
     entropy: float = 0.01  # the entropy bonus of PPO
+    advantage: str = "q"  # PPO's baseline: q (a Q critic's state value) | gae (a state-value critic, GAE, one loss)
+    gamma: float = 1.0  # --advantage gae: the discount of the next decision's value
+    gae_lambda: float = 0.95  # --advantage gae: GAE's lambda
+    value_coef: float = 0.5  # --advantage gae: the state value's squared error's weight in the loss
+    clip_value: bool = False  # --advantage gae: clip the state value's change as the ratio (CleanRL's clip_vloss)
+    kl: float = 0.0  # PPO: the weight of the KL from the policy that played (IIG-RL-Benchmark's MMD: 0.025)
+    max_grad_norm: float = 0.0  # PPO: clip the gradient's norm to this (0: no clipping)
+    activation: str = "relu"  # the networks' hidden activation: relu | tanh (mmd, ppo)
+    lr_decay: str = "cosine"  # how the rates decay to --lr-floor x their start: cosine | linear
     eta: float = 0.1  # the step size of MMD
     alpha: float = 0.1  # the weight of the KL to the magnet
     alpha_final: float = 0.0  # alpha decays geometrically to this over the budget (0: alpha stays constant)
@@ -222,13 +238,15 @@ METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
                "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "predictive_plus",
-               "average_power", "average_ema", "average_hidden", "score_current"),
+               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
-            "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting"),
+            "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
+            "activation", "lr_decay"),
     "ppo": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "clip", "entropy", "average", "average_buffer", "average_rows", "average_steps",
-            "average_learning_rate", "average_weighting"),
+            "average_learning_rate", "average_weighting", "advantage", "gamma", "gae_lambda", "value_coef",
+            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay"),
     "mccfr": ("explore", "regret_discount"),
 }
 #: the defaults a method's options take where they are not given: the method's recommended settings
@@ -289,9 +307,14 @@ def check(args: Args) -> Args:
     check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
                                    "average_rows", "average_steps", "value_steps", "regret_steps"),
                positive=("learning_rate", "value_learning_rate", "average_learning_rate", "clip", "eta",
-                         "cfr_target", "lr_floor"),
-               non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount"),
-               ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0)})
+                         "cfr_target", "value_coef", "gamma"),
+               non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
+                             "lr_floor", "kl", "max_grad_norm"),
+               ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
+                       "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0)})
+    for name, choices in (("advantage", ("q", "gae")), ("activation", ACTIVATIONS), ("lr_decay", ("cosine", "linear"))):
+        if getattr(args, name) not in choices:
+            raise ValueError(f"{flag(name)} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
     if not 0.0 <= args.average_ema < 1.0:
         raise ValueError(f"--average-ema must be at least 0 and below 1, got {args.average_ema}")
     if not 0.0 <= args.average_power <= 4.0:
@@ -360,12 +383,14 @@ def legacy_args(saved: dict) -> dict:
     rules recorded ``wild`` as a bool (True: the highest face) and had no ESCHER options; runs from
     before ESCHER's later options played plain regret matching on dealt dice with linear averaging
     of the average network itself, of ``--hidden``'s layers; the critic's rate was
-    ``critic_learning_rate``.  Options this version no longer has are dropped at the value that did
-    what this version does, and refused (``ValueError`` naming it) at another."""
+    ``critic_learning_rate``; runs from before PPO's ``--advantage gae`` had its options at the
+    values of :data:`INTRODUCED_WITH_GAE`.  Options this version no longer has are dropped at the
+    value that did what this version does, and refused (``ValueError`` naming it) at another."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
-             "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0, **saved}
+             "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
+             **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():
@@ -382,6 +407,9 @@ def legacy_args(saved: dict) -> dict:
     return saved
 
 
+#: the options that came with PPO's ``--advantage gae``, at the values that do what the runs before them did
+INTRODUCED_WITH_GAE = {"advantage": "q", "gamma": 1.0, "gae_lambda": 0.95, "value_coef": 0.5, "clip_value": False,
+                       "kl": 0.0, "max_grad_norm": 0.0, "activation": "relu", "lr_decay": "cosine"}
 #: the options this version no longer has, at the value that did what this version does
 REMOVED = {"central_critic": False, "magnet_to": "policy", "predictive_steps": 0, "regret_ema": 0.0,
            "bfloat16": False}
@@ -583,7 +611,8 @@ def train(args: Args) -> dict:
     elif cfr is not None:
         save_table_model(model_path, game, cfr.average_policy())
     else:
-        save_model(model_path, game, args.average_hidden if escher else args.hidden, scored)
+        save_model(model_path, game, args.average_hidden if escher else args.hidden, scored,
+                   activation="relu" if escher else args.activation)
     # a streamed run (scored only at its end) interrupted before that has no evaluation: its report says None
     unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
                               "value_vs_equilibrium_as_second"))

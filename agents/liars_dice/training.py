@@ -370,12 +370,16 @@ def plot_curve(history: list, path: Path, title: str, reference: Optional[float]
     plt.close(fig)
 
 
-def save_model(path: Path, game, hidden: str, net, file=atomic_file) -> None:
-    """The policy network as ``LearnedLiarsDicePolicy.load`` reads it: ``game`` (its
-    config), ``hidden`` (the layer sizes of :func:`~dice_envs.agents.liars_dice.learned.build_network`)
-    and ``net`` (the state dict); written atomically."""
+def save_model(path: Path, game, hidden: str, net, file=atomic_file, activation: str = "relu") -> None:
+    """The policy network as :func:`~dice_envs.agents.liars_dice.learned.load_model` reads it:
+    ``game`` (its config), ``hidden`` (the layer sizes of
+    :func:`~dice_envs.agents.liars_dice.learned.build_network`), ``net`` (the state dict) and, where
+    it is not ReLU, ``activation``; written atomically."""
+    blob = {"game": game.config(), "hidden": hidden, "net": net.state_dict()}
+    if activation != "relu":  # (the files of ReLU networks stay as earlier versions read them)
+        blob["activation"] = activation
     with file(path) as tmp:
-        save_torch({"game": game.config(), "hidden": hidden, "net": net.state_dict()}, tmp)
+        save_torch(blob, tmp)
 
 
 def save_table_model(path: Path, game, table: np.ndarray, file=atomic_file) -> None:
