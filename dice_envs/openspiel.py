@@ -18,7 +18,10 @@ Dice, ``wild`` (a bool: the highest face wild) and ``wild_rule`` (``"aces"``, ``
 ``"none"``), ``dice_per_player`` (one count for everybody) and ``dice`` (one count per player,
 ``"2,1"``).  Both given, away from their defaults, they must describe the same game
 (``{"dice_per_player": 2, "dice": "1,1"}`` is refused; ``{"dice_per_player": 2, "dice": "2,2"}``
-is the same game).
+is the same game).  Liar's Dice's ``game`` names a game of :mod:`dice_envs.games.liars_dice.named`
+(``pyspiel.load_game("dice_envs_liars_dice(game=LD2D5F)")``, OpenSpiel's ``liars_dice`` with two
+five-sided dice each): it sets the dice, the faces and the wild rule, and ``str(game)`` shows it in
+their place; a rules parameter given with it, away from its default, must agree with it.
 
 Where OpenSpiel has a game of the name, its parameter names are accepted too (Liar's Dice's
 ``players``, ``numdice``, ``dice_sides``; Pig's ``winscore``, ``diceoutcomes``).  pyspiel hands a
@@ -311,7 +314,10 @@ def _make_classes(name: str, spec: SpielGame):
                                          f"name the same parameter; give one")
                     values[ours] = value
             # a parameter that overrides another: both given (neither at its default), they must agree
+            # (one that sets several, a named game, is checked by spec.make)
             for by, over in spec.overrides.items():
+                if not isinstance(over, str):
+                    continue
                 if values[by] != spec.parameters[by] and values[over] != spec.parameters[over]:
                     if spec.make(values) != spec.make({**values, by: spec.parameters[by]}):
                         raise ValueError(f"dice_envs_{name}: {by}={values[by]!r} and {over}={values[over]!r} "
@@ -330,7 +336,8 @@ def _make_classes(name: str, spec: SpielGame):
                 utility_sum=0.0 if utility == "zero_sum" else None, max_game_length=spec.max_game_length(self.core))
             # a parameter that another one overrides is left out, so that str(game) names the game played
             shown = {key: value for key, value in values.items()
-                     if not any(over == key and values[by] != spec.parameters[by] for by, over in spec.overrides.items())}
+                     if not any(key in spec.overridden_by(by) and values[by] != spec.parameters[by]
+                                for by in spec.overrides)}
             super().__init__(_game_type(name, spec, utility), info, shown)
 
         def new_initial_state(self):

@@ -23,7 +23,9 @@ the options every learner of the game has flat, and each learner's own in a grou
 
 :func:`resolve` turns a preset (or a ``--config`` file of the same keys) and the options given on
 the command line into the learner's options: the dataclass defaults, then the preset's keys, then
-the command line's.  A preset name, key or value that the learner does not know is a
+the command line's.  Where the room names games (Liar's Dice's ``LD2D5F``), a preset's ``game`` key
+or ``--game NAME`` sets the options of the game's rules.
+A preset name, key or value that the learner does not know is a
 ``ValueError`` naming it.  :func:`add_train_command` adds a game's ``dice-envs train GAME``
 parser; the command line's ``train`` verb runs it.
 """
@@ -36,7 +38,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Mapping, Optional, Sequence, Tuple
 
 from dice_envs.agents.learn.runs import add_renamed_options, field_comments, flag, renamed
 
@@ -45,11 +47,19 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 reads TOML with tomli, the same parser
     import tomli as tomllib
 
-__all__ = ["Learner", "META_KEYS", "load_presets", "read_config", "resolve", "settings_of", "to_toml",
-           "add_train_command", "describe_presets"]
+__all__ = ["Learner", "META_KEYS", "GAME_KEY", "NamedGames", "load_presets", "read_config", "resolve", "settings_of",
+           "to_toml", "add_train_command", "describe_presets"]
 
 #: The keys of a preset that are not options: which learner, its seeds, its result and its record.
 META_KEYS = ("learner", "seeds", "result", "recorded")
+#: The key of a preset (and ``--game``) that names a game the room names (Liar's Dice's ``"LD2D5F"``): it
+#: sets the learner's options for the game's rules (:data:`NamedGames`).
+GAME_KEY = "game"
+
+#: A room's named games for its learners: ``named(name, options, given) -> settings``, the options (of
+#: the names ``options``, a learner's) that the game ``name`` sets; ``ValueError`` for an unknown name,
+#: a game the learner cannot play, or an option in ``given`` (set alongside the name) that disagrees.
+NamedGames = Callable[[str, Collection[str], Mapping[str, Any]], Dict[str, Any]]
 #: The options shown flat by ``--help`` whenever a learner has them: the budget, the run, the machine.
 COMMON = ("minutes", "steps", "seed", "run_dir", "eval_every", "threads", "plot", "quiet")
 
@@ -152,7 +162,7 @@ def settings_of(learner: Learner, entry: Mapping[str, Any], where: str) -> Dict[
     fields = learner.option_fields()
     settings = {}
     for key, value in renamed({k: v for k, v in entry.items() if k not in META_KEYS}, where).items():
-        if key in META_KEYS:
+        if key in META_KEYS or key == GAME_KEY:
             continue
         if key not in fields:
             raise ValueError(f"{where}: {key!r} is not an option of the {learner.name} learner; its options: "
@@ -164,23 +174,48 @@ def settings_of(learner: Learner, entry: Mapping[str, Any], where: str) -> Dict[
     return settings
 
 
+def _named_settings(games: Optional[NamedGames], name, learner: Learner, given: Mapping[str, Any],
+                    where: str) -> Dict[str, Any]:
+    """The options the named game ``name`` sets for ``learner`` (``given``: the options set with it)."""
+    if games is None:
+        raise ValueError(f"{where}: this game has no named games ({GAME_KEY} = {name!r})")
+    if not isinstance(name, str):
+        raise ValueError(f"{where}: {GAME_KEY} must be a name (a string), got {name!r}")
+    try:
+        return games(name, tuple(learner.option_fields()), given)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
 def resolve(learners: Mapping[str, Learner], entry: Mapping[str, Any], where: str,
-            overrides: Optional[Mapping[str, Any]] = None, check: bool = True) -> Tuple[Learner, Any]:
+            overrides: Optional[Mapping[str, Any]] = None, check: bool = True,
+            games: Optional[NamedGames] = None) -> Tuple[Learner, Any]:
     """The learner of a preset ``entry`` and its options: the dataclass defaults, then the entry's
     keys, then ``overrides`` (the command line's, by field name), then (``check``) the learner's
     checks.  ``ValueError`` for an unknown learner, key or override, or a value of the wrong kind.
-    (The learner's own ``defaults`` come before the entry's keys.)"""
+    (The learner's own ``defaults`` come before the entry's keys.)
+
+    A named game (:data:`GAME_KEY`, the room's ``games``) sets the options of its rules: the entry's
+    must agree with the entry's other keys; the overrides' replaces the entry's, and must agree with
+    the other overrides."""
     name = str(entry.get("learner"))
     if name not in learners:
         raise ValueError(f"{where}: learner {name!r} is not one of this game's: {', '.join(learners)}")
     learner = learners[name]
     settings = settings_of(learner, entry, where)
+    if entry.get(GAME_KEY) is not None:
+        settings.update(_named_settings(games, entry[GAME_KEY], learner, settings, where))
     fields = learner.option_fields()
-    for key, value in (overrides or {}).items():
+    overrides = dict(overrides or {})
+    named = overrides.pop(GAME_KEY, None)
+    for key, value in overrides.items():
         if key not in fields:
             raise ValueError(f"{flag(key)} is not an option of the {learner.name} learner (preset {where}); its "
                              f"options: {', '.join(flag(k) for k in sorted(fields))}")
         settings[key] = _typed(fields[key].type, value, flag(key))
+    if named is not None:
+        given = {key: settings[key] for key in overrides}
+        settings.update(_named_settings(games, named, learner, given, f"--{GAME_KEY} {named}"))
     options = learner.options(**{**learner.defaults, **settings, **learner.fixed})
     return learner, (learner.check(options) if check else options)
 
@@ -222,11 +257,12 @@ def describe_presets(presets: Mapping[str, dict]) -> str:
 
 
 def add_train_command(train_verbs, game: str, help_text: str, learners: Mapping[str, Learner], presets_file,
-                      section: str = "") -> None:
+                      section: str = "", games: Optional[NamedGames] = None, game_names: Sequence[str] = ()) -> None:
     """Add ``dice-envs train GAME`` to the ``train`` verb's subparsers: ``--preset`` (default: the
-    file's first), ``--config``, ``--list-presets``, ``--print-config``, the options shared by the
-    game's learners, and each learner's own options in a group of its own.  Every option's default
-    is the preset's (argparse leaves an option not given out of the namespace)."""
+    file's first), ``--config``, ``--list-presets``, ``--print-config``, ``--game NAME`` where the room
+    names games (``games``, its names ``game_names``), the options shared by the game's learners, and
+    each learner's own options in a group of its own.  Every option's default is the preset's (argparse
+    leaves an option not given out of the namespace)."""
     presets = load_presets(presets_file, section)
     first = next(iter(presets))
     epilog = "presets (--list-presets for their settings and results):\n" + "\n".join(
@@ -240,6 +276,10 @@ def add_train_command(train_verbs, game: str, help_text: str, learners: Mapping[
     parser.add_argument("--list-presets", action="store_true", help="print each preset's budget, seeds and result")
     parser.add_argument("--print-config", action="store_true",
                         help="print the resolved options as a --config file and exit without training")
+    if games is not None:
+        parser.add_argument("--game", dest="named_game", metavar="NAME",
+                            help="a named game, in place of the preset's game: it sets the options of its rules "
+                                 "(given too, they must agree): " + ", ".join(game_names))
     users: Dict[str, list] = {}
     for learner in learners.values():
         for name in learner.option_fields():
@@ -272,15 +312,19 @@ def add_train_command(train_verbs, game: str, help_text: str, learners: Mapping[
                 group.add_argument(flag(name), type={"int": int, "float": float, "str": str}[kind], help=text)
                 add_renamed_options(group, (name,), {name: {"int": int, "float": float, "str": str}[kind]})
     parser.set_defaults(train_game=game, learners=learners, presets=presets, presets_file=str(presets_file),
-                        default_preset=first)
+                        default_preset=first, named_games=games)
 
 
 def command_options(args: argparse.Namespace) -> Tuple[Learner, Any, str]:
     """The learner, its checked options and the preset's name (or the config file's) of a parsed
     ``dice-envs train GAME`` command line (``ValueError`` naming a bad preset, key or value)."""
     skip = {"verb", "game", "handler", "train_game", "learners", "presets", "presets_file", "default_preset",
-            "preset", "config", "list_presets", "print_config", "max_memory", "max_seconds", "max_disk"}
+            "preset", "config", "list_presets", "print_config", "max_memory", "max_seconds", "max_disk",
+            "named_games", "named_game"}
     overrides = {key: value for key, value in vars(args).items() if key not in skip}
+    if getattr(args, "named_game", None) is not None:
+        overrides[GAME_KEY] = args.named_game
+    games = getattr(args, "named_games", None)
     if getattr(args, "config", None):
         entry, where = read_config(args.config), f"--config {args.config}"
         label = Path(args.config).stem
@@ -290,11 +334,11 @@ def command_options(args: argparse.Namespace) -> Tuple[Learner, Any, str]:
             raise ValueError(f"--preset {label!r} is not a preset of {args.train_game}; its presets: "
                              f"{', '.join(args.presets)}")
         entry, where = args.presets[label], label
-    learner, _ = resolve(args.learners, entry, where, overrides, check=False)
+    learner, _ = resolve(args.learners, entry, where, overrides, check=False, games=games)
     if "run_dir" in learner.option_fields() and "run_dir" not in overrides and not entry.get("run_dir"):
         seed = overrides.get("seed", entry.get("seed", getattr(learner.options, "seed", 0)))
         overrides["run_dir"] = f"runs/{args.train_game}/{label}-seed{seed}"
-    return (*resolve(args.learners, entry, where, overrides), label)
+    return (*resolve(args.learners, entry, where, overrides, games=games), label)
 
 
 def resolved_config(learner: Learner, options) -> Dict[str, Any]:

@@ -16,6 +16,7 @@ from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
 from dice_envs.agents.liars_dice import full_width, play_training, rllib_training
+from dice_envs.games.liars_dice.named import NAMED_GAMES, named_game, rules_arguments, same_argument
 
 PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train liars-dice
 
@@ -23,7 +24,7 @@ PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train liars-dice
 def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
     """``--faces``, ``--dice N [N ...]`` and ``--wild [aces|highest|none]`` (a bare ``--wild`` is
     ``highest``); with ``defaults=False`` an option left out is None (``evaluate`` then takes
-    the model's own game)."""
+    the model's own game, the other commands :func:`rules_of`'s: the named game's, else the defaults)."""
     parser.add_argument("--faces", type=int, default=6 if defaults else None, help="sides of each die, 2 to 6 (6)")
     parser.add_argument("--dice", type=int, nargs="+", default=[1] if defaults else None, metavar="N",
                         help="dice per player, 1 to 5: one count for everybody (--dice 2) or one per player "
@@ -32,6 +33,52 @@ def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> No
                         choices=["aces", "highest", "none"],
                         help="the wild face: aces (face 1, as most tables play), highest (the highest face, "
                              "OpenSpiel's liars_dice; a bare --wild) or none (the default)")
+
+
+def named_game_argument(parser: argparse.ArgumentParser) -> None:
+    """``--game NAME``: a named game (:mod:`dice_envs.games.liars_dice.named`), which sets ``--dice``,
+    ``--faces`` and ``--wild``; given with it, they must agree with it."""
+    parser.add_argument("--game", dest="named_game", default=None, metavar="NAME",
+                        help="a named game, which sets --dice, --faces and --wild (given too, they must agree): "
+                             + ", ".join(NAMED_GAMES) + " (LD2D5F: OpenSpiel's liars_dice with two five-sided dice "
+                             "each, the field's benchmark)")
+
+
+def rules_of(args: argparse.Namespace) -> dict:
+    """``dice_per_player``, ``faces`` and ``wild`` of a parsed command line: ``--game``'s, or ``--dice``,
+    ``--faces`` and ``--wild`` with their defaults for those not given (``ValueError`` where they
+    conflict with ``--game``)."""
+    return rules_arguments(getattr(args, "named_game", None), dice_per_player=dice_argument(args.dice),
+                           faces=args.faces, wild=args.wild)
+
+
+def named_game_options(name: str, options, given) -> dict:
+    """The options of a learner (whose options are named ``options``) that the named game ``name``
+    sets: ``faces``, ``wild`` and ``dice`` (``"2"``, ``"1,2"``), a learner without ``dice`` playing one
+    die each.  ``ValueError`` for a game the learner cannot play, or an option of ``given`` (set with
+    the name) that disagrees with the game (the presets' ``game`` key, ``dice-envs train --game``)."""
+    named = named_game(name)
+    game = named.game()
+    settings: dict = {"faces": game.faces, "wild": game.wild_rule}
+    if "dice" in options:
+        settings["dice"] = ",".join(map(str, game.dice)) if len(set(game.dice)) > 1 else str(game.dice[0])
+    elif game.dice != (1, 1):
+        raise ValueError(f"{named.name} has {game.describe()}; this learner plays one die each")
+    absent = sorted(set(settings) - set(options))
+    if absent:
+        raise ValueError(f"{named.name}: this learner has no option {', '.join(absent)}")
+    for key, value in given.items():
+        if key not in settings:
+            continue
+        rules_key = "dice_per_player" if key == "dice" else key
+        try:
+            mine = dice_argument([int(n) for n in str(value).split(",")]) if key == "dice" else value
+        except ValueError:
+            raise ValueError(f"dice must be counts such as '2' or '1,2', got {value!r}") from None
+        theirs = dice_argument(list(game.dice)) if key == "dice" else settings[key]
+        if not same_argument(rules_key, mine, theirs):
+            raise ValueError(f"game {named.name} has {key} = {settings[key]!r}; {key} = {value!r} conflicts with it")
+    return settings
 
 
 def dice_argument(dice):
@@ -44,12 +91,13 @@ def dice_argument(dice):
 def add_commands(verbs) -> None:
     learners = {**play_training.LEARNERS, "mmd-full-width": full_width.LEARNER, "rllib-ppo": rllib_training.LEARNER}
     add_train_command(verbs["train"], "liars-dice", "train a learner on two-player Liar's Dice, scored exactly "
-                      "(exploitability)", learners, PRESETS)
+                      "(exploitability)", learners, PRESETS, games=named_game_options, game_names=tuple(NAMED_GAMES))
 
     solve = verbs["solve"].add_parser(
         "liars-dice", help="Liar's Dice (2 players): equilibrium by CFR+, value and exploitability"
     )
-    game_arguments(solve)
+    game_arguments(solve, defaults=False)
+    named_game_argument(solve)
     solve.add_argument("--exploitability", type=float, default=1e-4, metavar="E",
                        help="stop when the average policy's exploitability (NashConv/2) is <= E (1e-4)")
     solve.add_argument("--algorithm", choices=["cfr+", "cfr"], default="cfr+",
@@ -82,7 +130,8 @@ def add_commands(verbs) -> None:
     match.set_defaults(handler=solve_liars_dice_match)
 
     export = verbs["export-efg"].add_parser("liars-dice", help="write Liar's Dice as a Gambit .efg file")
-    game_arguments(export)
+    game_arguments(export, defaults=False)
+    named_game_argument(export)
     export.add_argument("--max-quantity", type=int, default=None,
                         help="highest quantity one may bid (default: the number of dice in play)")
     export.add_argument("--seed-bids", action="store_true",
@@ -96,7 +145,8 @@ def add_commands(verbs) -> None:
     export.set_defaults(handler=export_liars_dice)
 
     play = verbs["play"].add_parser("liars-dice", help="play Liar's Dice against the equilibrium")
-    game_arguments(play)
+    game_arguments(play, defaults=False)
+    named_game_argument(play)
     play.add_argument("--seat", type=int, choices=[0, 1], default=0, help="0 to bid first, 1 to bid second")
     play.add_argument("--seed", type=int, default=None, help="seed of the dice and the computer's choices (default: random)")
     play.add_argument("--exploitability", type=float, default=1e-3, metavar="E",
@@ -154,7 +204,8 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
     from dice_envs.agents.solve.cache import default_cache_dir
 
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
-    report = solve_report(args.faces, dice_argument(args.dice), args.wild, args.exploitability, args.algorithm,
+    rules = rules_of(args)
+    report = solve_report(rules["faces"], rules["dice_per_player"], rules["wild"], args.exploitability, args.algorithm,
                           args.max_iterations, args.lp, cache_dir,
                           progress if sys.stderr.isatty() else None, args.engine)
     if sys.stderr.isatty():
@@ -164,9 +215,9 @@ def solve_liars_dice(args: argparse.Namespace) -> int:
         return 0
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    game = LiarsDiceGame(**rules)
     low, high = report["value_interval"]
-    print(f"Liar's Dice, {game.describe()}")
+    print(f"Liar's Dice, {game.describe()}" + (f" ({args.named_game})" if args.named_game else ""))
     value = value_text(report)
     print(f"  first player's value  {value}" + ("  (proven exact)" if report.get("exact_value") else
                                                "" if value.startswith("[") else
@@ -222,9 +273,9 @@ def export_liars_dice(args: argparse.Namespace) -> int:
     from dice_envs.core.resources import check_disk, check_resources
     from dice_envs.games.liars_dice.rules import LiarsDiceGame, tree_size
 
-    max_quantity = args.faces if args.seed_bids else args.max_quantity
-    game = LiarsDiceGame(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild,
-                         max_quantity=max_quantity)
+    rules = rules_of(args)
+    max_quantity = rules["faces"] if args.seed_bids else args.max_quantity
+    game = LiarsDiceGame(**rules, max_quantity=max_quantity)
     out = args.out or efg_name(game, args.seed_bids)
     if os.path.exists(out) and not args.force:
         raise ValueError(f"{out} exists: pass --force to overwrite it, or --out to name another file")
@@ -252,7 +303,7 @@ def play_liars_dice(args: argparse.Namespace, input_fn=input) -> int:
     from dice_envs.games.liars_dice import env as liars_dice_v0
     from dice_envs.games.liars_dice.rules import LiarsDiceState
 
-    env = liars_dice_v0.raw_env(dice_per_player=dice_argument(args.dice), faces=args.faces, wild=args.wild)
+    env = liars_dice_v0.raw_env(**rules_of(args))
     game = env.game
     print("solving the computer's strategy ...", file=sys.stderr)
     result = solve(game, args.exploitability, cache_dir=default_cache_dir())
@@ -376,6 +427,7 @@ AGAINST = ("best-response", "equilibrium")
 
 def _round_options(parser) -> None:
     game_arguments(parser, defaults=False)
+    named_game_argument(parser)
     parser.add_argument("--against", choices=AGAINST, default=None,
                         help="score against a best response to the agent (its exploitability; the default) or "
                              "against the CFR+ equilibrium (cached, or solved where that is cheap)")
@@ -400,8 +452,12 @@ def _match_options(parser) -> None:
 
 
 def _read_options(config: dict) -> dict:
-    return {**{key: value for key, value in config.items() if key != "dice"},
-            "dice_per_player": dice_argument(config.get("dice"))}
+    options = {**{key: value for key, value in config.items() if key not in ("dice", "named_game")},
+               "dice_per_player": dice_argument(config.get("dice"))}
+    if config.get("named_game"):  # the named game's rules (those given too must agree)
+        options.update(rules_arguments(config["named_game"], dice_per_player=options["dice_per_player"],
+                                       faces=options.get("faces"), wild=options.get("wild")))
+    return options
 
 
 ROUND = Evaluation(

@@ -6,13 +6,18 @@
   (``against="equilibrium"``), its value against the CFR+ equilibrium where that equilibrium is
   cached or cheap to solve.  Beyond the tree that fits in memory (two dice each) the exploitability
   is streamed over the tree in blocks (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).
+* :func:`uniform_play_best_responses`, the best responses to uniform play (every legal action alike) in
+  one round, by a recursion over the bids that needs no tree: uniform play's exploitability in any
+  round, two six-sided dice each included.
 * :func:`score_match`, the whole game of losing dice: the exact exploitability of a whole-game policy,
   from its round games (:func:`dice_envs.agents.liars_dice.match_solver.match_exploitability`).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
+
+import numpy as np
 
 from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.evaluate.observation_agents import Agent
@@ -31,9 +36,10 @@ from dice_envs.agents.liars_dice.streamed import fits_in_memory, streamed_evalua
 from dice_envs.core.resources import announced
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 from dice_envs.core.validation import check_choice
+from dice_envs.games.liars_dice.named import name_of
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, check_wild
 
-__all__ = ["score_round", "score_match"]
+__all__ = ["score_round", "score_match", "uniform_play_best_responses"]
 
 
 def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, against: str = "best-response",
@@ -55,6 +61,8 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     against = check_choice("against", against, AGAINST)
     game = _round_game(spec, {"faces": faces, "dice_per_player": dice_per_player, "wild": wild})
     config = {**game.config(), "against": against, "exploitability": exploitability}
+    if name_of(game) is not None:  # a named game (dice_envs.games.liars_dice.named): its name, for leaderboards
+        config["game"] = name_of(game)
     if input is not None:
         config["input"] = input
     eq = None
@@ -103,6 +111,38 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                     {"random": uniform["value_vs_equilibrium"]}, details,
                     value_against_equilibrium=scores["value_vs_equilibrium"])
     return {**result, "config": config}
+
+
+def uniform_play_best_responses(game: LiarsDiceGame) -> Tuple[float, float]:
+    """Each player's best-response value against uniform play (every legal action alike) in a
+    two-player round: player 0's, then player 1's.  Their mean is uniform play's exploitability.
+
+    Uniform play ignores the dice, so whatever has been bid, the other player's roll is distributed
+    as it was dealt, and the best response's value depends only on its own roll, the last bid and who
+    acts next: a recursion over the ``B`` bids, from the highest down, per roll (``2 B`` values, where
+    the game tree has ``2**B`` histories per roll).  Exact up to floating-point rounding; equal to
+    :func:`score_round`'s best responses to ``"random"``, which walk the whole tree.
+    """
+    if game.num_players != 2:
+        raise ValueError(f"uniform_play_best_responses needs two players, got {game.num_players}")
+    bids = game.num_bids
+    values = []
+    for player in (0, 1):
+        total = 0.0
+        for roll, probability in game.roll_distribution(player):
+            true = np.zeros(bids)  # the probability that each bid is true, given this roll
+            for other, q in game.roll_distribution(1 - player):
+                rolls = (roll, other) if player == 0 else (other, roll)
+                true += float(q) * np.array([game.bid_is_true(b, rolls) for b in range(bids)], dtype=float)
+            mine = np.zeros(bids)  # the best response to act, the other player having bid b
+            theirs = np.zeros(bids)  # the other player to act, the best response having bid b
+            for b in range(bids - 1, -1, -1):
+                mine[b] = max([1.0 - 2.0 * true[b]] + list(theirs[b + 1:]))  # call: wins if b is false
+                theirs[b] = np.mean([2.0 * true[b] - 1.0] + list(mine[b + 1:]))  # a call loses if b is true
+            first = game.starting_player == player
+            total += float(probability) * (theirs.max() if first else mine.mean())
+        values.append(float(total))
+    return values[0], values[1]
 
 
 def _round_game(spec, asked: dict) -> LiarsDiceGame:

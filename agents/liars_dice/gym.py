@@ -26,13 +26,15 @@ exploitability (what a best response to it would win) bounds that shortfall.
 ### Arguments
 
 ``` python
-gymnasium.make("dice_envs/LiarsDice-v1", opponent="equilibrium", num_players=2, dice_per_player=1,
-               faces=6, wild=False, max_quantity=None, starting_player=0, seat=None, exploitability=1e-4,
-               render_mode=None, illegal_action="terminate")
+gymnasium.make("dice_envs/LiarsDice-v1", opponent="equilibrium", num_players=2, dice_per_player=None,
+               faces=None, wild=None, max_quantity=None, starting_player=0, seat=None, exploitability=1e-4,
+               render_mode=None, illegal_action="terminate", game=None)
 ```
 
 ``opponent``: see :func:`dice_envs.agents.liars_dice.opponents.make_opponent`.  The game's
-arguments are :mod:`dice_envs.liars_dice_v1`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...).  ``seat``:
+arguments are :mod:`dice_envs.liars_dice_v1`'s (``dice_per_player=(1, 2)``, ``wild="aces"``...;
+one die each of six faces, no wild face, when not given), ``game`` among them: a named game
+(:mod:`dice_envs.games.liars_dice.named`), ``gymnasium.make("dice_envs/LiarsDice-v1", game="LD2D5F")``.  ``seat``:
 the agent's seat, or ``None`` to draw it at every reset.  ``exploitability``:
 how closely the equilibrium opponent is solved (cached on disk after the first
 solve: about a second for one 6-sided die each).  ``illegal_action``:
@@ -54,6 +56,7 @@ from dice_envs.envs.single_agent import SingleAgentEnv
 from dice_envs.envs.vector import BatchedSingleAgentEnv
 from dice_envs.games.liars_dice.batched import LiarsDiceBatch
 from dice_envs.games.liars_dice.env import observation_space_v0, observation_v0, raw_env, raw_env_v0
+from dice_envs.games.liars_dice.named import rules_arguments
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 __all__ = ["LiarsDiceEnv", "LiarsDiceVectorEnv", "LiarsDiceV0Env", "LiarsDiceV0VectorEnv"]
@@ -69,19 +72,20 @@ class LiarsDiceEnv(SingleAgentEnv):
         self,
         opponent="equilibrium",
         num_players: int = 2,
-        dice_per_player=1,
-        faces: int = 6,
-        wild=False,
+        dice_per_player=None,
+        faces: Optional[int] = None,
+        wild=None,
         max_quantity: Optional[int] = None,
         starting_player: int = 0,
         seat: Optional[int] = None,
         exploitability: float = 1e-4,
         render_mode: Optional[str] = None,
         illegal_action: str = "terminate",
+        game: Optional[str] = None,
     ):
         aec = (raw_env_v0 if self.version == 0 else raw_env)(
             num_players=num_players, dice_per_player=dice_per_player, faces=faces, wild=wild,
-            max_quantity=max_quantity, starting_player=starting_player)
+            max_quantity=max_quantity, starting_player=starting_player, game=game)
         from dice_envs.agents.liars_dice.opponents import make_opponent  # agents depends on dice_envs, not the reverse
 
         self.opponent = make_opponent(opponent, aec.game, exploitability)
@@ -104,27 +108,31 @@ class LiarsDiceVectorEnv(BatchedSingleAgentEnv):
         num_envs: int,
         opponent="equilibrium",
         num_players: int = 2,
-        dice_per_player=1,
-        faces: int = 6,
-        wild=False,
+        dice_per_player=None,
+        faces: Optional[int] = None,
+        wild=None,
         max_quantity: Optional[int] = None,
         starting_player: int = 0,
         seat: Optional[int] = None,
         exploitability: float = 1e-4,
         render_mode: Optional[str] = None,
         illegal_action: str = "terminate",
+        game: Optional[str] = None,
     ):
         if render_mode is not None:
             raise ValueError(f"the batched Liar's Dice env does not render; render_mode must be None, got {render_mode!r}")
-        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
+        rules = rules_arguments(game, dice_per_player=dice_per_player, faces=faces, wild=wild)
+        rules_game = LiarsDiceGame(num_players, rules["dice_per_player"], rules["faces"], rules["wild"], max_quantity,
+                                   starting_player)
         from dice_envs.agents.liars_dice.opponents import make_batched_opponent  # solvers only for opponents
 
-        v0, size = self.version == 0, game.prefix_size
-        super().__init__(LiarsDiceBatch(num_envs, game=game), make_batched_opponent(opponent, game, exploitability),
+        v0, size = self.version == 0, rules_game.prefix_size
+        super().__init__(LiarsDiceBatch(num_envs, game=rules_game),
+                         make_batched_opponent(opponent, rules_game, exploitability),
                          seat=seat, illegal_action=illegal_action,
                          observation_fn=(lambda batch, rows, seats: batch.observe(seats, where=rows)[:, :size]) if v0
                          else None,
-                         observation_space=observation_space_v0(game) if v0 else None)
+                         observation_space=observation_space_v0(rules_game) if v0 else None)
 
 
 class LiarsDiceV0Env(LiarsDiceEnv):

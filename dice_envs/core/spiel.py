@@ -9,7 +9,7 @@ are OpenSpiel's ``GameType.Information`` and ``GameType.Utility``, as lower-case
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Generic, List, Optional, Tuple, TypeVar
+from typing import Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union
 
 from dice_envs.core.game import Game
 
@@ -52,7 +52,9 @@ class SpielGame(Generic[_G]):
             never takes (:meth:`not_given`), so a game can tell one that was given.
         overrides: ``{parameter: the parameter it overrides}`` where an argument of two types has
             a parameter for each (OpenSpiel's parameters have one type): given, the first
-            replaces the second, which the game's parameters then leave out.
+            replaces the second, which the game's parameters then leave out.  A tuple of parameters
+            is a parameter that sets several (a named game): given, ``make`` refuses the ones given
+            away from their defaults that disagree with it, and the game's parameters leave them out.
         private: the observation entries that are the player's private information (a public-only
             observer hides them); hidden-information games without it refuse public-only observers.
         chance_parts: where the rules core's chance outcome is a tuple of independent parts (every
@@ -74,7 +76,7 @@ class SpielGame(Generic[_G]):
     hidden: bool
     players: Tuple[int, int] = (2, 2)
     aliases: Dict[str, str] = field(default_factory=dict)
-    overrides: Dict[str, str] = field(default_factory=dict)
+    overrides: Dict[str, Union[str, Tuple[str, ...]]] = field(default_factory=dict)
     private: Optional[Callable[[_G], slice]] = None
     chance_parts: Optional[Callable[[_G], List[list]]] = None
     observation_is_information_state: bool = False
@@ -82,13 +84,19 @@ class SpielGame(Generic[_G]):
     def __post_init__(self) -> None:
         if self.information not in INFORMATION:
             raise ValueError(f"information must be one of {INFORMATION}, got {self.information!r}")
-        unknown = (set(self.aliases.values()) | set(self.overrides) | set(self.overrides.values())) - set(self.parameters)
+        overridden = {name for by in self.overrides for name in self.overridden_by(by)}
+        unknown = (set(self.aliases.values()) | set(self.overrides) | overridden) - set(self.parameters)
         if unknown:
             raise ValueError(f"aliases and overrides name parameters the game does not have: {sorted(unknown)}")
         for alias, ours in self.aliases.items():
             if type(self.parameters[ours]) not in NOT_GIVEN:
                 raise ValueError(f"alias {alias!r} names {ours!r}, a {type(self.parameters[ours]).__name__}; an alias "
                                  f"needs a parameter of a type with a 'not given' value: {sorted(t.__name__ for t in NOT_GIVEN)}")
+
+    def overridden_by(self, parameter: str) -> Tuple[str, ...]:
+        """The parameters that ``parameter`` overrides (:attr:`overrides`; none for another)."""
+        over = self.overrides.get(parameter, ())
+        return (over,) if isinstance(over, str) else tuple(over)
 
     def not_given(self, alias: str):
         """The default of OpenSpiel's name ``alias``: a value its parameter never takes (``-1``

@@ -148,6 +148,39 @@ def test_overrides_change_only_what_they_name():
     assert options.run_dir == "runs/liars-dice/escher-1v2-aces-seed1"
 
 
+def test_a_named_game_sets_the_rules_options_from_the_command_line_or_a_preset(tmp_path):
+    """``--game NAME`` replaces the preset's game; a preset's or config's ``game`` key sets it; either,
+    given with a rules option that disagrees, is refused, as is a game the learner cannot play."""
+    from dice_envs.agents.liars_dice.cli import named_game_options
+    from dice_envs.agents.liars_dice.play_training import LEARNERS
+
+    _, options, _ = command_options(parsed("liars-dice", "--preset", "ppo", "--game", "LD2D5F"))
+    _, preset, _ = command_options(parsed("liars-dice", "--preset", "ppo"))
+    assert (options.dice, options.faces, options.wild) == ("2", 5, "highest")
+    changed = {k for k, v in dataclasses.asdict(options).items() if dataclasses.asdict(preset)[k] != v}
+    assert changed == {"dice", "faces", "wild"}
+    _, options, _ = command_options(parsed("liars-dice", "--preset", "escher-1v1", "--game", "LD1v2D6F-aces",
+                                           "--dice", "1,2"))
+    assert (options.dice, options.wild) == ("1,2", "aces")
+    with pytest.raises(ValueError, match="--game LD2D5F: game LD2D5F has faces = 5; faces = 6 conflicts"):
+        command_options(parsed("liars-dice", "--preset", "ppo", "--game", "LD2D5F", "--faces", "6"))
+    with pytest.raises(ValueError, match="this learner plays one die each"):
+        command_options(parsed("liars-dice", "--preset", "mmd-full-width", "--game", "LD2D5F"))
+    with pytest.raises(ValueError, match="the named games: LD2D5F"):
+        command_options(parsed("liars-dice", "--preset", "ppo", "--game", "LD9"))
+    config = tmp_path / "iig-ppo-ld2d5f.toml"
+    config.write_text('learner = "ppo"\ngame = "LD2D5F"\nsteps = 1000\n')
+    _, options, _ = command_options(parsed("liars-dice", "--config", str(config)))
+    assert (options.dice, options.faces, options.wild, options.steps) == ("2", 5, "highest", 1000)
+    config.write_text('learner = "ppo"\ngame = "LD2D5F"\nwild = "aces"\n')
+    with pytest.raises(ValueError, match="wild = 'aces' conflicts"):
+        command_options(parsed("liars-dice", "--config", str(config)))
+    assert resolve(LEARNERS, {"learner": "ppo", "game": "ld2d5f", "dice": "2,2"}, "mine",
+                   games=named_game_options)[1].faces == 5  # the same dice spelled otherwise agree
+    with pytest.raises(ValueError, match="mine: this game has no named games"):
+        resolve(LEARNERS, {"learner": "ppo", "game": "LD2D5F"}, "mine")
+
+
 def test_one_name_per_knob_across_learners_and_the_old_names_still_work(tmp_path):
     """MaskablePPO called the entropy bonus, the passes and the minibatch ``ent_coef``, ``n_epochs`` and
     ``batch_size`` (SB3's names), RLlib and the Liar's Dice learners ``entropy``, ``epochs`` and

@@ -259,3 +259,19 @@ def test_a_long_evaluation_is_announced_and_one_over_the_time_limit_refused(monk
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith("dice-envs: error: the streamed evaluation")
     assert "CPU time, over the limit" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("config", [
+    dict(faces=3), dict(faces=4, wild="highest"), dict(dice_per_player=(1, 2), faces=4, wild="aces"),
+    dict(dice_per_player=(2, 1), faces=3, wild="aces", starting_player=1), dict(dice_per_player=2, faces=3),
+    dict(faces=6, wild="highest"),
+])
+def test_the_best_responses_to_uniform_play_by_the_bids_recursion_are_the_trees(config):
+    """uniform_play_best_responses (no tree) equals the public tree's best responses to uniform play."""
+    from dice_envs.agents.liars_dice.evaluation import uniform_play_best_responses
+
+    game = LiarsDiceGame(**config)
+    whole = evaluate(PublicTree(game), PublicTree(game).uniform())
+    assert uniform_play_best_responses(game) == pytest.approx(whole.best_response, abs=1e-12)
+    with pytest.raises(ValueError, match="two players"):
+        uniform_play_best_responses(LiarsDiceGame(num_players=3))

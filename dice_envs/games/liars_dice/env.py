@@ -29,14 +29,17 @@ the equilibrium (CFR+, exploitability) in :mod:`dice_envs.agents.liars_dice.solv
 ### Arguments
 
 ``` python
-liars_dice_v1.env(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=None,
+liars_dice_v1.env(num_players=2, dice_per_player=None, faces=None, wild=None, max_quantity=None,
                   starting_player=0, render_mode=None, max_cycles=None,
-    observation="dict")
+    observation="dict", game=None)
 ```
 
-`num_players`: 2 to 6.  `dice_per_player`: 1 to 5, the same for everybody, or one
-count per player such as `(2, 1)`.  `faces`: 2 to 6.  `wild`: `"none"` (`False`),
-`"highest"` (`True`) or `"aces"`.  `max_quantity`: highest quantity one
+`num_players`: 2 to 6.  `dice_per_player`: 1 to 5 (1 when not given), the same for everybody, or one
+count per player such as `(2, 1)`.  `faces`: 2 to 6 (6 when not given).  `wild`: `"none"` (`False`,
+when not given), `"highest"` (`True`) or `"aces"`.  `game`: a named game
+(:mod:`dice_envs.games.liars_dice.named`: `"LD2D5F"`, the field's benchmark, `"LD1D6F"`, ...), which
+sets `dice_per_player`, `faces` and `wild`; given with it, they must agree with it (`ValueError`).
+`max_quantity`: highest quantity one
 may bid (`None`: the number of dice in play; the source document's F# program uses
 `faces`).  `starting_player`: who bids first.  `render_mode`: `None`, `"ansi"`, `"human"` or `"rgb_array"` (a picture of the table).  `max_cycles`:
 truncate after this many decisions (a round never takes more than
@@ -96,6 +99,7 @@ from gymnasium import spaces
 from dice_envs.core.game import GameState
 from dice_envs.core.spiel import SpielGame, none_for_minus_one
 from dice_envs.envs.aec import RulesCoreEnv, wrap_env
+from dice_envs.games.liars_dice.named import RULES_DEFAULTS, rules_arguments, same_argument
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
 __all__ = ["env", "raw_env", "env_v0", "raw_env_v0", "observation_v0", "observation_space_v0", "OPENSPIEL"]
@@ -132,17 +136,20 @@ class raw_env(RulesCoreEnv):
     def __init__(
         self,
         num_players: int = 2,
-        dice_per_player=1,
-        faces: int = 6,
-        wild=False,
+        dice_per_player=None,
+        faces: Optional[int] = None,
+        wild=None,
         max_quantity: Optional[int] = None,
         starting_player: int = 0,
         render_mode: Optional[str] = None,
         max_cycles: Optional[int] = None,
         observation: str = "dict",
+        game: Optional[str] = None,
     ):
-        game = LiarsDiceGame(num_players, dice_per_player, faces, wild, max_quantity, starting_player)
-        super().__init__(game, render_mode=render_mode, max_cycles=max_cycles,
+        rules = rules_arguments(game, dice_per_player=dice_per_player, faces=faces, wild=wild)
+        game_ = LiarsDiceGame(num_players, rules["dice_per_player"], rules["faces"], rules["wild"], max_quantity,
+                              starting_player)
+        super().__init__(game_, render_mode=render_mode, max_cycles=max_cycles,
                          observation=observation)
 
 
@@ -166,28 +173,36 @@ class raw_env_v0(raw_env):
 
 def _spiel_game(p: dict) -> LiarsDiceGame:
     """``dice``, a string such as ``"2,1"``, gives one count per player (empty: ``dice_per_player``
-    each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule."""
+    each); ``wild_rule`` (``"aces"``, ``"highest"``, ``"none"``; empty: the bool ``wild``) the wild rule;
+    ``game`` a named game (empty: none), which the rules parameters given away from their defaults
+    must agree with (pyspiel hands a game every parameter, so one at its default counts as not given)."""
     dice = p["dice_per_player"]
     if p["dice"]:
         try:
             dice = tuple(int(n) for n in p["dice"].replace(" ", ",").split(",") if n)
         except ValueError:
             raise ValueError(f"dice must be counts such as '2,1', got {p['dice']!r}") from None
-    return LiarsDiceGame(p["num_players"], dice, p["faces"], p["wild_rule"] or p["wild"],
+    given = {"dice_per_player": dice, "faces": p["faces"], "wild": p["wild_rule"] or p["wild"]}
+    if p["game"]:
+        given = {key: None if same_argument(key, value, RULES_DEFAULTS[key]) else value for key, value in given.items()}
+    rules = rules_arguments(p["game"] or None, **given)
+    return LiarsDiceGame(p["num_players"], rules["dice_per_player"], rules["faces"], rules["wild"],
                          none_for_minus_one(p["max_quantity"]), p["starting_player"])
 
 
 #: The round as an OpenSpiel game (``dice_envs_liars_dice``, :mod:`dice_envs.openspiel`); OpenSpiel's own
-#: ``liars_dice`` parameter names are accepted too.
+#: ``liars_dice`` parameter names are accepted too, and ``game`` names a game of
+#: :mod:`dice_envs.games.liars_dice.named` (``dice_envs_liars_dice(game=LD2D5F)``).
 OPENSPIEL = SpielGame(
     "Liar's Dice (dice_envs)",
     dict(num_players=2, dice_per_player=1, faces=6, wild=False, max_quantity=-1, dice="", wild_rule="",
-         starting_player=0), _spiel_game,
+         starting_player=0, game=""), _spiel_game,
     "imperfect", lambda g: "zero_sum",  # +1, -1 and 0s with any number of players
     lambda g: max(len(g.roll_distribution(p)) for p in range(g.num_players)),
     lambda g: (-1.0, 1.0), lambda g: g.num_bids + 1, hidden=True, players=(2, 6),
     aliases={"players": "num_players", "numdice": "dice_per_player", "dice_sides": "faces"},
-    overrides={"wild_rule": "wild", "dice": "dice_per_player"},
+    overrides={"wild_rule": "wild", "dice": "dice_per_player",
+               "game": ("dice_per_player", "faces", "wild", "dice", "wild_rule")},
     private=lambda g: slice(g.num_players, g.num_players + g.faces),  # own dice
     chance_parts=lambda g: [g.roll_distribution(p) for p in range(g.num_players)],
     observation_is_information_state=True)

@@ -58,7 +58,7 @@ from dice_envs.core.game import CHANCE, TERMINAL, Game, GameState
 from dice_envs.core.validation import check_int as _check_int
 
 __all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
-           "describe_roll", "seed_game", "tree_size"]
+           "describe_roll", "information_state_count", "seed_game", "tree_size"]
 
 #: Node counts the source document reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
@@ -403,6 +403,22 @@ def tree_size(game: LiarsDiceGame) -> int:
         raise ValueError("tree_size counts 2-player trees only")
     per_roll = 2 ** game.num_bids + 2 ** game.num_bids - 1
     return 1 + len(game.chance_distribution()) * per_roll
+
+
+def information_state_count(game: LiarsDiceGame) -> int:
+    """Number of information states of both players together (decision points: a player's roll and
+    the bids so far), by formula.
+
+    The bids made are a subset of the ``B`` bids, and the player to act is fixed by the subset's
+    size: player 0 acts after an even number of bids, player 1 after an odd one, ``2**(B - 1)``
+    subsets each.  Each player tells apart only their own rolls (multisets of faces), so the count
+    is ``2**(B - 1)`` times the sum of the players' numbers of rolls: 24,576 for one six-sided die
+    each, 15,728,640 for two five-sided dice each (OpenSpiel's ``liars_dice`` counts the same).
+    Two players only.
+    """
+    if game.num_players != 2:
+        raise ValueError("information_state_count counts 2-player games only")
+    return 2 ** (game.num_bids - 1) * sum(len(game.roll_distribution(p)) for p in range(2))
 
 
 def seed_game(faces: int) -> LiarsDiceGame:
