@@ -38,7 +38,9 @@ stdout is one JSON object: ``algorithm``, ``game``, ``exploitability`` (final), 
 ``curve``, ``iterations`` (episodes for NFSP), ``minutes``, ``final_fit_seconds`` and the settings.
 
 Run: ``.venv/bin/python experiments/benchmark_liars_dice_learners.py --algorithm nfsp --wild highest
---minutes 30`` (or ``--dice 1 2 --wild aces``).  Needs the ``[openspiel]`` and ``[train]`` extras.
+--minutes 30`` (or ``--dice 1 2 --wild aces``, or a named game, ``--game LD2D5F``).  NFSP also takes
+IIG-RL-Benchmark's protocol, a budget of agent steps with an evaluation every so many (``--steps
+10000000 --eval-steps 1000000``).  Needs the ``[openspiel]`` and ``[train]`` extras.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ class Learner:
     def __init__(self, game):
         self.game = game.core  # our LiarsDiceGame
 
-    def iterate(self) -> None:
+    def iterate(self) -> int:
+        """One unit of training; returns the agent steps it played (0 where it walks the tree)."""
         raise NotImplementedError
 
     def prepare(self) -> None:
@@ -122,11 +125,14 @@ class NFSPLearner(Learner):
 
     def iterate(self):
         time_step = self.env.reset()
+        steps = 0
         while not time_step.last():
             player = time_step.observations["current_player"]
             time_step = self.env.step([self.agents[player].step(time_step).action])
+            steps += 1
         for agent in self.agents:
             agent.step(time_step)
+        return steps
 
     def probabilities(self, obs, mask):
         # Each player's own average network at its information states (the seat is in the observation).
@@ -169,6 +175,7 @@ class DeepCFRLearner(Learner):
                 s._reinitialize_advantage_network(p)
             s._learn_advantage_network(p)
         s._iteration += 1
+        return 0
 
     def prepare(self):
         self.solver._reinitialize_policy_network()
@@ -222,6 +229,7 @@ class EscherLearner(Learner):
     def iterate(self):
         self.escher._train_regret(self.train_cfg, self.agent)
         self.agent.t += 1
+        return 0
 
     def prepare(self):
         self.escher._train_avg_policy(self.agent)
@@ -238,9 +246,11 @@ LEARNERS = {"nfsp": NFSPLearner, "deep_cfr": DeepCFRLearner, "escher": EscherLea
 
 
 def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minutes: float, seed: int,
-        cfr_target: float = 1e-4, iterations: int = 0, log=None, overrides=None) -> dict:
-    """Train ``algorithm`` for ``minutes`` (or ``iterations`` units, if given) and score it; the report.
-    ``overrides`` changes the algorithm's settings (keyword arguments of its OpenSpiel class)."""
+        cfr_target: float = 1e-4, iterations: int = 0, log=None, overrides=None, steps: int = 0,
+        eval_steps: int = 0) -> dict:
+    """Train ``algorithm`` for ``minutes`` (or ``iterations`` units, or ``steps`` agent steps, if given)
+    and score it every ``eval_minutes`` (or ``eval_steps``) and at the end; the report.  ``overrides``
+    changes the algorithm's settings (keyword arguments of its OpenSpiel class)."""
     import torch
 
     from dice_envs.agents.liars_dice.training import ExactScorer
@@ -251,7 +261,7 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
     game, ours = load_game(dice, faces, wild)
     scorer = ExactScorer(ours, cfr_target)
     learner = LEARNERS[algorithm](game, seed, overrides)
-    history, trained, done, fit_seconds = [], 0.0, 0, 0.0
+    history, trained, done, fit_seconds, played = [], 0.0, 0, 0.0, 0
 
     def evaluate():
         nonlocal fit_seconds
@@ -259,30 +269,38 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
         learner.prepare()
         fit_seconds = time.time() - began
         scores = scorer.scores_table(learner.probabilities(scorer.states.obs, scorer.states.mask))
-        scores.update(minutes=trained / 60, **{learner.unit: done})
+        scores.update(minutes=trained / 60, steps=played, **{learner.unit: done})
         history.append(scores)
         if log:
             log(f"{algorithm}: {done} {learner.unit}, {trained / 60:.1f} min, exploitability "
                 f"{scores['exploitability']:.4f}")
 
-    next_eval = eval_minutes * 60
-    while (trained < minutes * 60) if not iterations else (done < iterations):
+    def finished() -> bool:
+        return played >= steps if steps else done >= iterations if iterations else trained >= minutes * 60
+
+    def progress() -> float:  # where the evaluations are placed: agent steps, else seconds of training
+        return played if eval_steps else trained
+
+    every = eval_steps or eval_minutes * 60
+    next_eval = every
+    while not finished():
         began = time.time()
-        learner.iterate()
+        played += learner.iterate()
         trained += time.time() - began
         done += 1
-        if not iterations and trained >= next_eval and trained < minutes * 60:
+        if not iterations and progress() >= next_eval and not finished():
             evaluate()
-            next_eval += eval_minutes * 60
+            next_eval += every
     evaluate()
     final = history[-1]
     return jsonable({
         "algorithm": algorithm, "implementation": f"open_spiel.python.pytorch ({algorithm})",
         "game": ours.config(), "exploitability": final["exploitability"],
         "best_exploitability": min(h["exploitability"] for h in history),
-        "value_vs_equilibrium": final["value_vs_equilibrium"], learner.unit: done, "minutes": trained / 60,
+        "value_vs_equilibrium": final["value_vs_equilibrium"], learner.unit: done, "steps": played,
+        "minutes": trained / 60,
         "final_fit_seconds": fit_seconds, "seed": seed, "settings": learner.settings,
-        "curve": [{k: h[k] for k in ("minutes", learner.unit, "exploitability", "value_vs_equilibrium")}
+        "curve": [{k: h[k] for k in ("minutes", learner.unit, "steps", "exploitability", "value_vs_equilibrium")}
                   for h in history]})
 
 
@@ -290,23 +308,46 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--algorithm", choices=ALGORITHMS, required=True,
                         help="the OpenSpiel learner to run: nfsp, deep_cfr or escher (required)")
-    parser.add_argument("--dice", type=int, nargs="+", default=[1], help="dice per player: one count or two (1)")
-    parser.add_argument("--faces", type=int, default=6, help="sides of each die (6)")
-    parser.add_argument("--wild", choices=("none", "highest", "aces"), default="highest",
+    parser.add_argument("--game", help="a named game (LD2D5F, ...: dice_envs.games.liars_dice.named), in place of "
+                                       "--dice, --faces and --wild")
+    parser.add_argument("--dice", type=int, nargs="+", default=None, help="dice per player: one count or two (1)")
+    parser.add_argument("--faces", type=int, default=None, help="sides of each die (6)")
+    parser.add_argument("--wild", choices=("none", "highest", "aces"), default=None,
                         help="the wild face: highest (the highest face, OpenSpiel's liars_dice), aces (face 1) or "
                              "none (highest)")
     parser.add_argument("--minutes", type=float, default=30.0, help="training budget (evaluations not counted)")
     parser.add_argument("--eval-minutes", type=float, default=5.0, help="minutes of training between evaluations")
+    parser.add_argument("--steps", type=int, default=0,
+                        help="nfsp: a budget of agent steps instead of --minutes (IIG-RL-Benchmark's: 10000000)")
+    parser.add_argument("--eval-steps", type=int, default=0,
+                        help="nfsp: agent steps between evaluations instead of --eval-minutes (1000000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument("--out", help="also write the report (JSON) here")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.eval_minutes <= 0:
         parser.error("--minutes and --eval-minutes must be positive")
-    if len(args.dice) not in (1, 2):
+    if args.steps < 0 or args.eval_steps < 0:
+        parser.error("--steps and --eval-steps must not be negative")
+    if (args.steps or args.eval_steps) and args.algorithm != "nfsp":
+        parser.error(f"--steps and --eval-steps count agent steps of sampled play: for nfsp, not {args.algorithm}, "
+                     f"which walks the game tree")
+    if args.dice is not None and len(args.dice) not in (1, 2):
         parser.error("--dice takes one count or two")
-    dice = args.dice * 2 if len(args.dice) == 1 else args.dice
-    report = run(args.algorithm, dice, args.faces, args.wild, args.minutes, args.eval_minutes, args.seed,
-                 log=lambda text: print(text, file=sys.stderr, flush=True))
+    from dice_envs.games.liars_dice.named import rules_arguments
+
+    given = {"dice_per_player": None if args.dice is None else args.dice[0] if len(args.dice) == 1
+             else tuple(args.dice), "faces": args.faces, "wild": args.wild}
+    try:
+        rules = rules_arguments(args.game, **given)
+    except ValueError as err:
+        parser.error(str(err))
+    if args.game is None and args.wild is None:
+        rules["wild"] = "highest"  # (this script's default: OpenSpiel's rule)
+    dice = rules["dice_per_player"]
+    dice = (dice, dice) if isinstance(dice, int) else tuple(dice)
+    report = run(args.algorithm, dice, rules["faces"], rules["wild"], args.minutes, args.eval_minutes, args.seed,
+                 log=lambda text: print(text, file=sys.stderr, flush=True), steps=args.steps,
+                 eval_steps=args.eval_steps)
     text = json.dumps(report)
     if args.out:
         Path(args.out).write_text(text + "\n")

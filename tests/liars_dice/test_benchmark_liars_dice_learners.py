@@ -54,3 +54,24 @@ def test_each_algorithm_runs_and_is_scored_as_its_own_policy_answers(algorithm):
             checked += 1
             state.apply_action(int(rng.choice(list(own), p=np.array(list(own.values())) / sum(own.values()))))
     assert checked >= 30
+
+
+def test_nfsp_on_a_step_budget_is_scored_every_eval_steps(capsys):
+    """IIG-RL-Benchmark's protocol: a budget of agent steps, an evaluation every so many; a named game."""
+    overrides, _ = SMALL["nfsp"]
+    report = bench.run("nfsp", (1, 1), 3, "none", 0, 0, 0, overrides=overrides, steps=1200, eval_steps=500)
+    assert report["steps"] >= 1200 and all(h["steps"] >= 500 * k for k, h in enumerate(report["curve"][:-1], 1))
+    assert len(report["curve"]) == 3 and report["curve"][-1]["steps"] == report["steps"]
+    assert all(a["steps"] < b["steps"] for a, b in zip(report["curve"], report["curve"][1:]))
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--algorithm", "deep_cfr", "--steps", "100"], "walks the game tree"),
+    (["--algorithm", "nfsp", "--game", "LD9D9F"], "LD2D5F"),
+    (["--algorithm", "nfsp", "--game", "LD2D5F", "--faces", "6"], "conflicts"),
+    (["--algorithm", "nfsp", "--steps", "-1"], "must not be negative"),
+])
+def test_bad_options_are_named(capsys, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        bench.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
