@@ -7,13 +7,16 @@ The page is generated, never typed. Its rows come from:
   were played on (:func:`dice_envs.games.liars_dice.named.name_of`; a preset's ``game`` key must agree),
   its budget the preset's ``minutes`` or ``steps``, one exploitability per seed (the record's);
 * the row files of experiments/leaderboard/ (``<name>.toml``): an agent trained elsewhere and scored
-  with ``dice-envs evaluate liars-dice AGENT --game NAME --json`` (see the page's last section);
+  with ``dice-envs evaluate liars-dice AGENT --game NAME --json`` (see the page's last section), its
+  values given, or read from its runs' records in the repository (``records``: OpenSpiel's learners
+  run by experiments/benchmark_liars_dice_learners.py);
 * the baselines, both exact: uniform play's exploitability in each game and the CFR+ solver's at its
   target, from experiments/figures/liars_dice_named_values.json (written by
   experiments/liars_dice_named_values.py) and experiments/figures/liars_dice_round_values.json.
 
 A row file naming an unknown game, missing a key or a seed's value, or giving a value outside
-``[0, uniform play's exploitability]`` is refused with an error naming the file. A preset's
+``[0, uniform play's exploitability]`` is refused with an error naming the file (its records', as a
+preset's, must lie in ``[0, 1]``: a run may end worse than uniform play). A preset's
 record outside ``[0, 1]`` (the payoffs' bound), of an unnamed game or of a seed the preset does not
 list is refused too. tests/liars_dice/test_liars_dice_leaderboard.py regenerates the page and compares.
 
@@ -48,7 +51,9 @@ PAGE = ROOT / "docs" / "leaderboard.md"
 
 #: The keys of a row file: required, then optional.
 ROW_KEYS = ("learner", "game", "budget", "seeds", "exploitability", "command")
-ROW_OPTIONAL = ("link",)
+ROW_OPTIONAL = ("link", "records")
+#: the keys a row file with ``records`` (its runs' JSON records, in the repository) leaves to them
+FROM_RECORDS = ("seeds", "exploitability")
 
 
 def baselines(named_values: Path = NAMED_VALUES, round_values: Path = ROUND_VALUES) -> Dict[str, dict]:
@@ -79,6 +84,28 @@ def _check_value(value, low: float, high: float, what: str, bound: str) -> float
     return float(value)
 
 
+def read_records(paths: List[str], where: str, root: Path = ROOT, seeds: Optional[List[int]] = None) -> tuple:
+    """``(named game, {seed: exploitability})`` of run records (JSON with ``game``, ``exploitability`` and
+    the seed as ``args.seed`` or ``seed``; else the ``seeds`` listed, in order), all of one named game."""
+    games, values = set(), {}
+    for path in paths:
+        record = json.loads((root / path).read_text())
+        game = name_of(LiarsDiceGame(**record["game"]))
+        if game is None:
+            raise ValueError(f"{where}: {path} was played on {record['game']}, which is not a named game "
+                             f"({', '.join(NAMED_GAMES)})")
+        games.add(game)
+        seed = record.get("args", {}).get("seed", record.get("seed"))
+        if seed is None:  # (records that do not say their seed: the seeds listed, in order)
+            if seeds is None or len(values) >= len(seeds):
+                raise ValueError(f"{where}: {path} does not say its seed")
+            seed = seeds[len(values)]
+        values[seed] = _check_value(record["exploitability"], 0.0, 1.0, f"{where}: {path}", "the payoffs' bound")
+    if len(games) != 1:
+        raise ValueError(f"{where}: its records were played on different games: {sorted(games)}")
+    return games.pop(), values
+
+
 def preset_rows(presets_file: Path = PRESETS, root: Path = ROOT) -> List[dict]:
     """One row per preset with recorded runs (see the module docstring)."""
     rows = []
@@ -87,25 +114,13 @@ def preset_rows(presets_file: Path = PRESETS, root: Path = ROOT) -> List[dict]:
         if not recorded:
             continue
         where = f"{presets_file.name} [{name}]"
-        games, values = set(), {}
-        for path in recorded:
-            record = json.loads((root / path).read_text())
-            game = name_of(LiarsDiceGame(**record["game"]))
-            if game is None:
-                raise ValueError(f"{where}: {path} was played on {record['game']}, which is not a named game "
-                                 f"({', '.join(NAMED_GAMES)})")
-            games.add(game)
-            seed = record.get("args", {}).get("seed", entry["seeds"][len(values)])
-            values[seed] = _check_value(record["exploitability"], 0.0, 1.0, f"{where}: {path}", "the payoffs' bound")
-        if len(games) != 1:
-            raise ValueError(f"{where}: its records were played on different games: {sorted(games)}")
-        game = games.pop()
+        game, values = read_records(recorded, where, root, entry["seeds"])
         if "game" in entry and named_game(entry["game"]).name != game:
             raise ValueError(f"{where}: game = {entry['game']!r}, but its records were played on {game}")
         if sorted(values) != sorted(entry["seeds"]):
             raise ValueError(f"{where}: seeds = {entry['seeds']}, but its records are of seeds {sorted(values)}")
-        budget = (f"{entry['minutes']:g} min" if "minutes" in entry else
-                  f"{entry['steps']:,} steps" if "steps" in entry else "the learner's default")
+        budget = (f"{entry['steps']:,} steps" if entry.get("steps") else
+                  f"{entry['minutes']:g} min" if "minutes" in entry else "the learner's default")
         seeds = sorted(values)
         rows.append({"game": game, "learner": f"`{entry['learner']}` (preset `{name}`)", "budget": budget,
                      "seeds": seeds, "exploitability": [values[s] for s in seeds],
@@ -113,7 +128,7 @@ def preset_rows(presets_file: Path = PRESETS, root: Path = ROOT) -> List[dict]:
     return rows
 
 
-def file_rows(folder: Path = ROWS, uniform: Optional[Dict[str, float]] = None) -> List[dict]:
+def file_rows(folder: Path = ROWS, uniform: Optional[Dict[str, float]] = None, root: Path = ROOT) -> List[dict]:
     """One row per row file of ``folder`` (see the module docstring), checked."""
     rows = []
     for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
@@ -122,25 +137,35 @@ def file_rows(folder: Path = ROWS, uniform: Optional[Dict[str, float]] = None) -
             entry = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as err:
             raise ValueError(f"{where}: {err}") from None
-        missing = [key for key in ROW_KEYS if key not in entry]
+        from_records = "records" in entry
+        missing = [key for key in ROW_KEYS if key not in entry and not (from_records and key in FROM_RECORDS)]
         unknown = sorted(set(entry) - set(ROW_KEYS) - set(ROW_OPTIONAL))
         if missing or unknown:
             raise ValueError(f"{where}: " + "; ".join(
                 ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown else []))
-                + f" (a row file has {', '.join(ROW_KEYS)} and optionally {', '.join(ROW_OPTIONAL)})")
+                + f" (a row file has {', '.join(ROW_KEYS)} and optionally {', '.join(ROW_OPTIONAL)}; with records, "
+                  f"{' and '.join(FROM_RECORDS)} come from them)")
         try:
             game = named_game(entry["game"]).name
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
+        if from_records:
+            if any(key in entry for key in FROM_RECORDS):
+                raise ValueError(f"{where}: give records or {' and '.join(FROM_RECORDS)}, not both")
+            played, by_seed = read_records(entry["records"], where, root)
+            if played != game:
+                raise ValueError(f"{where}: game = {entry['game']!r}, but its records were played on {played}")
+            entry = dict(entry, seeds=sorted(by_seed), exploitability=[by_seed[s] for s in sorted(by_seed)])
         seeds, values = entry["seeds"], entry["exploitability"]
         if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
                 and len(set(seeds)) == len(seeds)):
             raise ValueError(f"{where}: seeds must be a non-empty list of distinct integers, got {seeds!r}")
         if not isinstance(values, list) or len(values) != len(seeds):
             raise ValueError(f"{where}: exploitability must give one value per seed ({len(seeds)}), got {values!r}")
-        bound = (uniform or {}).get(game, 1.0)
-        values = [_check_value(v, 0.0, bound, f"{where}: seed {s}", f"uniform play's exploitability in {game}")
-                  for s, v in zip(seeds, values)]
+        if not from_records:  # (a recorded run may end worse than uniform play: its record is checked against 1)
+            bound = (uniform or {}).get(game, 1.0)
+            values = [_check_value(v, 0.0, bound, f"{where}: seed {s}", f"uniform play's exploitability in {game}")
+                      for s, v in zip(seeds, values)]
         for key in ("learner", "budget", "command"):
             if not isinstance(entry[key], str) or not entry[key].strip():
                 raise ValueError(f"{where}: {key} must be a non-empty string, got {entry[key]!r}")

@@ -101,3 +101,26 @@ def test_a_preset_of_a_named_game_shows_up_without_code_changes(leaderboard, tmp
     presets.write_text(presets.read_text().replace('game = "LD2D5F"', 'game = "LD1D6F"'))
     with pytest.raises(ValueError, match=r"game = 'LD1D6F', but its records were played on LD2D5F"):
         leaderboard.build(presets_file=presets, root=tmp_path)
+
+
+def test_a_row_file_may_read_its_values_from_its_runs_records(leaderboard, tmp_path):
+    """OpenSpiel's learners, run by experiments/benchmark_liars_dice_learners.py, are rows whose values come
+    from their records (``records``), which may end worse than uniform play; a record of another game, or
+    values given beside records, are refused."""
+    deep_cfr = json.loads((ROOT / "experiments/figures/liars_dice_openspiel_deep_cfr_6faces_wild_30min_seed0.json")
+                          .read_text())
+    row = next(r for r in leaderboard.file_rows() if r["learner"] == "Deep CFR (OpenSpiel)" and r["game"] == "LD1D6F")
+    assert row["seeds"] == [0] and row["exploitability"] == [deep_cfr["exploitability"]]
+    record = tmp_path / "run.json"
+    record.write_text(json.dumps({"game": NAMED_GAMES["LD1D6F"].game().config(), "exploitability": 0.3, "seed": 4}))
+    folder = tmp_path / "rows"
+    text = (f'learner = "NFSP (OpenSpiel)"\ngame = "LD1D6F"\nbudget = "30 min"\nrecords = ["{record}"]\n'
+            f'command = "python run.py"\n')
+    _write_row(folder, "nfsp", text)
+    assert [(r["seeds"], r["exploitability"]) for r in leaderboard.file_rows(folder, root=tmp_path)] == [([4], [0.3])]
+    _write_row(folder, "nfsp", text.replace('game = "LD1D6F"', 'game = "LD2D5F"'))
+    with pytest.raises(ValueError, match="nfsp.toml: game = 'LD2D5F', but its records were played on LD1D6F"):
+        leaderboard.file_rows(folder, root=tmp_path)
+    _write_row(folder, "nfsp", text + "seeds = [4]\n")
+    with pytest.raises(ValueError, match="give records or seeds and exploitability, not both"):
+        leaderboard.file_rows(folder, root=tmp_path)
