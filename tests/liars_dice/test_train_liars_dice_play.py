@@ -12,7 +12,6 @@ that see only sampled games (ESCHER, PPO, MMD with sampled returns, outcome-samp
 Tiny networks and batches keep the whole file fast."""
 
 import contextlib
-import importlib.util
 import json
 import shutil
 import signal
