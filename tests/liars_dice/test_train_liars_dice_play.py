@@ -183,7 +183,10 @@ RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", 
 RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--other-dice", "posterior",
                       "--own-dice", "all", "--merge-rows", "--regret-plus", "--average-power", "2",
                       "--reach-floor", "0.001", "--predictive-plus", "--average-ema", "0.9", *TINY]
-RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS}
+#: --method escher with both players' ranges as the networks' inputs (their reservoirs keep them with the rows)
+RESUME_ESCHER_BELIEFS = [*RESUME_ESCHER_PLUS, "--beliefs"]
+RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS,
+           "escher_beliefs": RESUME_ESCHER_BELIEFS}
 
 
 @pytest.fixture(scope="module")
@@ -434,7 +437,7 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
-             "average_ema": 0.0}
+             "average_ema": 0.0, "beliefs": False}
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
@@ -460,7 +463,7 @@ def test_an_old_checkpoint_resumes(lp, runs, tmp_path, capsys):
     assert code == 2 and "--wild 'aces' differs" in err
 
 
-def killed_while_scoring(self, net):
+def killed_while_scoring(self, net, beliefs=False):
     """In place of ``StreamedScorer.scores``: a hard kill during a streamed scoring."""
     raise Killed
 
