@@ -176,9 +176,9 @@ def beliefs_at(hands: Hands, policy: PolicyWithBeliefs, observations: np.ndarray
         rows = hands.with_hands(obs, mover[parents]).reshape(len(parents) * K, -1)
         features = np.repeat(belief_features(log_beliefs[parents], mover[parents]), K, axis=0)
         possible = np.isfinite(hands.log_prior[mover[parents]]).reshape(-1)
-        by_hand = np.zeros((len(parents) * K, game.num_actions))
-        by_hand[possible] = policy(rows[possible], np.repeat(mask, K, axis=0)[possible], features[possible])
-        by_hand = by_hand.reshape(len(parents), K, -1)
+        asked = np.zeros((len(parents) * K, game.num_actions))
+        asked[possible] = policy(rows[possible], np.repeat(mask, K, axis=0)[possible], features[possible])
+        by_hand = asked.reshape(len(parents), K, -1)
         after = log_beliefs[parents][back]
         hands.update(after, mover[parents][back], by_hand[back], bid[children])
         log_beliefs[children] = after

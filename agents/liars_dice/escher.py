@@ -587,10 +587,10 @@ class Escher:
         state_value = [(self._values(o, x, f) * s * m).sum(1)
                        for o, x, f, s, m in zip(d.obs, d.other, features, d.sigma, d.mask)]
         obs = torch.from_numpy(np.concatenate(d.obs))
-        other = np.concatenate(d.other).astype(np.float32)
+        extra = np.concatenate(d.other).astype(np.float32)
         if self.settings.beliefs:
-            other = np.concatenate([other, np.concatenate(d.features)], 1)
-        other = torch.from_numpy(other)
+            extra = np.concatenate([extra, np.concatenate(d.features)], 1)
+        other = torch.from_numpy(extra)
         action = torch.from_numpy(np.concatenate(d.action))
         target = torch.from_numpy(expected_sarsa_targets(d.games, d.payoff, d.ended, state_value))
         net, opt = self.value_net, self.optimisers["value"]

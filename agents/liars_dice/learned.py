@@ -345,11 +345,11 @@ class LearnedLiarsDicePolicy(_ObservationPolicy):
         policy's own play gives (:func:`~dice_envs.agents.liars_dice.beliefs.beliefs_at`)."""
         import torch
 
-        if self.beliefs and features is None:
+        if self.hands is not None and features is None:  # (beliefs) the ranges of its own play
             from dice_envs.agents.liars_dice.beliefs import belief_features, beliefs_at
 
             observations = np.asarray(observations, np.float32)
-            seat = np.argmax(observations[:, :self.game.num_players], axis=1)
+            seat = np.argmax(observations[:, :self.hands.game.num_players], axis=1)
             features = belief_features(beliefs_at(self.hands, self.probabilities, observations), seat)
         obs = torch.from_numpy(np.array(observations, np.float32))
         extra = None if features is None else torch.from_numpy(np.asarray(features, np.float32))
