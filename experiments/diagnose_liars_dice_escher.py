@@ -326,7 +326,7 @@ class TabularEscher:
 
         states = self.states
         visits = np.zeros(self.tree.N, np.int64)
-        for step in sampled_games(self.batch, rng, lambda obs, mask: sigma[states.rows(obs)]):
+        for step in sampled_games(self.batch, rng, lambda obs, mask, games: sigma[states.rows(obs)]):
             np.add.at(visits, states.rows(step.obs[step.traversing]) // self.tree.R, 1)
             self.steps += len(step.games)
         return visits

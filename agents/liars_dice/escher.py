@@ -103,6 +103,18 @@ over the last ``1 / (1 - d)`` steps smooths the fit's noise.
 reservoir (1: linear, CFR's and Linear CFR's; 2: as Discounted CFR's ``gamma = 2`` and as CFR+
 with a quadratic average).
 
+With ``beliefs=True`` every network also takes both players' *ranges*: the probability of each
+roll the mover may hold, and of each roll the other player may hold, given the bids so far
+(:mod:`dice_envs.agents.liars_dice.beliefs`: Bayes' rule on a player's own policy, a function of
+the public history alone).  The ranges are those of the policy the network serves: ``sigma_t``'s
+for the regret and history value networks, the output policy's own for the average network.  The
+batched play carries both pairs of ranges along every game, updated at each decision with the
+policy had the mover held each of its rolls (one forward pass per roll at each public state); the
+rows keep the ranges they were played with.  The output, a network whose inputs include ranges
+computed from itself, is still a fixed function of (own dice, bids): scored, it computes them
+itself, depth by depth (:class:`~dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`), so
+its exploitability stays exact.
+
 Both reservoirs keep their rows compactly (observations as bytes: every entry is a small count or
 a flag) and are part of the learner's state (:meth:`Escher.state_dict`), so a run resumes exactly.
 """
@@ -114,8 +126,8 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, build_network
-from dice_envs.core.dice import roll_counts
+from dice_envs.agents.liars_dice.beliefs import Hands, belief_features, beliefs_at
+from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, LearnedLiarsDicePolicy, build_network
 from dice_envs.core.resources import check_resources
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
@@ -154,6 +166,7 @@ class EscherSettings:
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     predictive_plus: bool = True  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.995  # the learner's output is a moving average of the average network's weights (0: off)
+    beliefs: bool = False  # the networks also take both players' ranges over their hands (see Escher)
 
     def __post_init__(self):
         if self.other_dice not in OTHER_DICE:
@@ -185,29 +198,32 @@ def regret_matching(regrets, mask):
 
 class Reservoir:
     """A uniform sample of every row ever added (reservoir sampling, Vitter's algorithm R), at most
-    ``capacity`` rows: an observation (bytes), a legal-action mask, a target vector and a weight."""
+    ``capacity`` rows: an observation (bytes), a legal-action mask, a target vector and a weight,
+    and (``extra_dim`` > 0) that many more inputs of the network (float32: the ranges of
+    ``EscherSettings.beliefs``)."""
 
-    def __init__(self, capacity: int, obs_dim: int, num_actions: int, what: str = "a reservoir"):
-        check_resources(f"{what} of {capacity:,} rows", capacity * self.row_bytes(obs_dim, num_actions))
+    def __init__(self, capacity: int, obs_dim: int, num_actions: int, what: str = "a reservoir", extra_dim: int = 0):
+        check_resources(f"{what} of {capacity:,} rows", capacity * self.row_bytes(obs_dim, num_actions, extra_dim))
         self.capacity = capacity
         self.seen = 0
         self.obs = np.zeros((capacity, obs_dim), np.uint8)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.target = np.zeros((capacity, num_actions), np.float32)
         self.weight = np.zeros(capacity, np.float32)
+        self.extra = np.zeros((capacity, extra_dim), np.float32)
 
     @staticmethod
-    def row_bytes(obs_dim: int, num_actions: int) -> int:
+    def row_bytes(obs_dim: int, num_actions: int, extra_dim: int = 0) -> int:
         """Bytes per row, twice over (the rows and their copy in a checkpoint)."""
-        return 2 * (obs_dim + num_actions * 5 + 4)
+        return 2 * (obs_dim + num_actions * 5 + 4 + 4 * extra_dim)
 
     def __len__(self) -> int:
         return min(self.seen, self.capacity)
 
     def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, weight,
-            rng: np.random.Generator) -> None:
+            rng: np.random.Generator, extra: Optional[np.ndarray] = None) -> None:
         """Add rows (each kept with probability ``capacity / rows seen so far``); ``weight`` one
-        number for all of them or one per row."""
+        number for all of them or one per row; ``extra`` their more inputs (with ``extra_dim``)."""
         n = len(obs)
         weight = np.broadcast_to(np.asarray(weight, np.float32), (n,))
         number = self.seen + np.arange(n)  # each new row's number among all rows seen
@@ -223,6 +239,8 @@ class Reservoir:
         self.mask[slot] = mask[rows]
         self.target[slot] = target[rows]
         self.weight[slot] = weight[rows]
+        if self.extra.shape[1]:
+            self.extra[slot] = np.asarray(extra)[rows]
         self.seen += n
 
     def sample(self, n: int, rng: np.random.Generator, by_weight=None) -> tuple:
@@ -231,14 +249,24 @@ class Reservoir:
         weighted loss, without a few heavy rows making its gradient noisy)."""
         import torch
 
-        if by_weight is None:
-            i = rng.integers(0, len(self), n)
-            weight = self.weight[i]
-        else:
-            i = draw_by_weight(by_weight, n, rng)
-            weight = np.ones(n, np.float32)
+        i, weight = self.draw(n, rng, by_weight)
         return (torch.from_numpy(self.obs[i].astype(np.float32)), torch.from_numpy(self.mask[i]),
                 torch.from_numpy(self.target[i]), torch.from_numpy(weight))
+
+    def draw(self, n: int, rng: np.random.Generator, by_weight=None) -> Tuple[np.ndarray, np.ndarray]:
+        """The rows :meth:`sample` draws, and their weights in the loss: ``(indices, weights)``."""
+        if by_weight is None:
+            i = rng.integers(0, len(self), n)
+            return i, self.weight[i]
+        return draw_by_weight(by_weight, n, rng), np.ones(n, np.float32)
+
+    def inputs(self, i: np.ndarray) -> tuple:
+        """The network inputs of rows ``i`` (torch): the observations, and the more inputs where
+        the reservoir has them."""
+        import torch
+
+        obs = torch.from_numpy(self.obs[i].astype(np.float32))
+        return (obs, torch.from_numpy(self.extra[i])) if self.extra.shape[1] else (obs,)
 
     def by_weight(self) -> np.ndarray:
         """The rows' cumulative weights, for :meth:`sample` in proportion to them."""
@@ -250,18 +278,22 @@ class Reservoir:
         n = len(self)
         return {"seen": torch.tensor(self.seen), "obs": torch.from_numpy(self.obs[:n].copy()),
                 "mask": torch.from_numpy(self.mask[:n].copy()), "target": torch.from_numpy(self.target[:n].copy()),
-                "weight": torch.from_numpy(self.weight[:n].copy())}
+                "weight": torch.from_numpy(self.weight[:n].copy()),
+                **({"extra": torch.from_numpy(self.extra[:n].copy())} if self.extra.shape[1] else {})}
 
     def load_state_dict(self, state: dict) -> None:
         seen = int(state["seen"])
         n = min(seen, self.capacity)
-        parts = {name: state[name].numpy() for name in ("obs", "mask", "target", "weight")}
+        names = ("obs", "mask", "target", "weight") + (("extra",) if self.extra.shape[1] else ())
+        if "extra" in state and not self.extra.shape[1]:
+            raise ValueError("the reservoir holds more inputs than its network takes")
+        parts = {name: state[name].numpy() for name in names}
         for name, array in parts.items():
             mine = getattr(self, name)
             if array.shape != (n,) + mine.shape[1:] or array.dtype != mine.dtype:
                 raise ValueError(f"the reservoir's {name!r} is {array.dtype}{list(array.shape)}, expected "
                                  f"{mine.dtype}{[n, *mine.shape[1:]]}")
-        if not (np.isfinite(parts["target"]).all() and np.isfinite(parts["weight"]).all()):
+        if not all(np.isfinite(parts[name]).all() for name in names[2:]):
             raise ValueError("the reservoir holds numbers that are not finite")
         if (parts["weight"] < 0).any():
             raise ValueError("the reservoir holds negative weights")
@@ -295,6 +327,9 @@ class _Decisions:
         self.explore: List[np.ndarray] = []  # the traverser's reach by its uniform draws so far
         self.payoff: List[np.ndarray] = []  # the mover's payoff from this step (0 unless it ended the game)
         self.ended: List[np.ndarray] = []
+        # (beliefs) the ranges at the decision as network inputs: sigma_t's, and the output policy's
+        self.features: List[np.ndarray] = []
+        self.output_features: List[np.ndarray] = []
 
     def count(self) -> int:
         return sum(len(g) for g in self.games)
@@ -326,53 +361,58 @@ class Escher:
             raise ValueError(f"ESCHER here is for two-player Liar's Dice, got {game.num_players} players")
         self.game, self.settings = game, settings
         config = game.config()
+        # every player's possible rolls, as counts per face, and their log-probabilities (padded with
+        # impossible rolls to the longest list, so that both seats' lists stack)
+        self.hands = Hands(game)
+        self.rolls, self.roll_log_prob = self.hands.counts, self.hands.log_prior
+        extra = self.hands.features if settings.beliefs else 0  # (beliefs) both players' ranges
         # the regret and average networks start with every output 0 (the average one: the uniform policy)
-        self.regret_net = build_network(config, hidden, zero_output=True)
-        self.value_net = build_network(config, value_hidden, extra_inputs=game.faces)
+        self.regret_net = build_network(config, hidden, extra, zero_output=True)
+        self.value_net = build_network(config, value_hidden, extra_inputs=game.faces + extra)
         average_hidden = hidden if average_hidden is None else average_hidden
-        self.average_net = build_network(config, average_hidden, zero_output=True)
+        self.average_net = build_network(config, average_hidden, extra, zero_output=True)
         # (regret_plus) the regret network as it was before the last fit: the fit's bootstrapped targets,
         # and (predictive_plus) the prediction, start from it
-        self.frozen_net = _frozen_copy(self.regret_net, config, hidden) if settings.regret_plus else None
+        self.frozen_net = _frozen_copy(self.regret_net, config, hidden, extra) if settings.regret_plus else None
         # (average_ema) the moving average of the average network's weights: the learner's output
-        self.average_ema = _frozen_copy(self.average_net, config, average_hidden) if settings.average_ema else None
+        self.average_ema = (_frozen_copy(self.average_net, config, average_hidden, extra) if settings.average_ema
+                            else None)
         self.optimisers = {
             "regret": torch.optim.Adam(self.regret_net.parameters(), lr=settings.regret_learning_rate),
             "value": torch.optim.Adam(self.value_net.parameters(), lr=settings.value_learning_rate),
             "average": torch.optim.Adam(self.average_net.parameters(), lr=settings.average_learning_rate)}
         obs_dim, A = game.observation_shape[0], game.num_actions
-        # every player's possible rolls, as counts per face, and their log-probabilities (padded with
-        # impossible rolls to the longest list, so that both seats' lists stack)
-        rolls = [roll_counts(game.die, n) for n in game.dice]
-        longest = max(map(len, rolls))
-        self.rolls = np.zeros((2, longest, game.faces), np.float32)
-        self.roll_log_prob = np.full((2, longest), -np.inf)
-        for player, outcomes in enumerate(rolls):
-            for k, (counts, probability) in enumerate(outcomes):
-                self.rolls[player, k] = counts
-                self.roll_log_prob[player, k] = np.log(float(probability))
-        self.regrets = Reservoir(settings.buffer, obs_dim, A, "the regret reservoir")
-        self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir")
+        self.regrets = Reservoir(settings.buffer, obs_dim, A, "the regret reservoir", extra)
+        self.policies = Reservoir(settings.buffer, obs_dim, A, "the average-policy reservoir", extra)
         self.iterations = 0
         self._playing = False  # inside iterate(): sigma_t is that of self.iterations
         self._increments: _Increments | None = None  # (regret_plus) the iteration's weighted regrets
 
     # -- the policy ------------------------------------------------------------------------------
 
-    def current_policy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def current_policy(self, obs: np.ndarray, mask: np.ndarray, features: Optional[np.ndarray] = None) -> np.ndarray:
         """``sigma_t``: regret matching on the regret network (with ``predictive_plus``, plus the
         regret network's change in its last fit), ``(n, A)`` float64.  Between iterations it is the
         policy the next iteration will play.  Large batches run :data:`NETWORK_CHUNK` rows at a time
-        (faster than one batch of all rows)."""
+        (faster than one batch of all rows).
+
+        With ``beliefs``, at the ranges ``features`` (:func:`~dice_envs.agents.liars_dice.beliefs.
+        belief_features`) where given, else at those ``sigma_t``'s own play gives
+        (:func:`~dice_envs.agents.liars_dice.beliefs.beliefs_at`): a fixed function of the
+        observations, as the scoring needs."""
         import torch
 
+        if self.settings.beliefs and features is None:
+            features = self._beliefs_of(self.current_policy, obs)
         x = torch.from_numpy(np.array(obs, np.float32))  # (a copy: torch warns on read-only arrays)
+        extra = None if features is None else torch.from_numpy(np.asarray(features, np.float32))
         legal = torch.from_numpy(np.array(mask, bool))
         out = torch.empty(legal.shape, dtype=torch.float64)
         with torch.inference_mode():
             for lo in range(0, len(x), NETWORK_CHUNK):
                 rows = slice(lo, lo + NETWORK_CHUNK)
-                outputs = iter(self._infer([self.regret_net, self.prediction_net], x[rows]))
+                inputs = (x[rows],) if extra is None else (x[rows], extra[rows])
+                outputs = iter(self._infer([self.regret_net, self.prediction_net], *inputs))
                 regrets = next(outputs).double()
                 if self.prediction_net is not None:
                     regrets = 2.0 * regrets - next(outputs).double()
@@ -391,6 +431,18 @@ class Escher:
         """The network that is scored and saved: the average-policy network, or (``average_ema``)
         the moving average of its weights."""
         return self.average_net if self.average_ema is None else self.average_ema
+
+    def output_policy(self) -> LearnedLiarsDicePolicy:
+        """The learner's output as a policy (with ``beliefs``, one that computes the ranges from
+        its own play)."""
+        return LearnedLiarsDicePolicy(self.game, self.output_net, self.settings.beliefs)
+
+    def _beliefs_of(self, policy, obs: np.ndarray) -> np.ndarray:
+        """(``beliefs``) The ranges ``policy`` (taking them as inputs) gives at these observations,
+        as network inputs: ``(n, 2 K)``."""
+        obs = np.asarray(obs, np.float32)
+        seat = np.argmax(obs[:, :self.game.num_players], axis=1)
+        return belief_features(beliefs_at(self.hands, policy, obs), seat)
 
     def _infer(self, nets, *inputs) -> list:
         """``[net(*inputs) for net in nets]`` for inference, skipping any net that is ``None``."""
@@ -428,12 +480,14 @@ class Escher:
         return decisions.count(), losses
 
     def _play(self, batch, rng: np.random.Generator) -> _Decisions:
+        if self.settings.beliefs:
+            return self._play_with_beliefs(batch, rng)
         track_rolls = self.settings.other_dice == "posterior" or self.settings.own_dice == "all"
         # the log of each roll's chance times the non-traverser's reach with it, game by game
         log_reach = self.roll_log_prob[1 - np.arange(batch.num_envs) % 2].copy()
         out = _Decisions()
         explore = np.ones(batch.num_envs)
-        for step in sampled_games(batch, rng, self.current_policy):
+        for step in sampled_games(batch, rng, lambda obs, mask, games: self.current_policy(obs, mask)):
             games, traversing, action = step.games, step.traversing, step.action
             out.explore.append(explore[games])
             explore[games[traversing]] /= step.mask[traversing].sum(1)
@@ -450,16 +504,55 @@ class Escher:
             out.traverser.append(traversing)
         return out
 
-    def _with_rolls(self, obs: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """``obs`` (``(n, D)``) once per possible roll of its ``seat``'s player: ``(n, K, D)``."""
-        g = self.game
-        out = np.repeat(obs[:, None, :], self.rolls.shape[1], axis=1)
-        out[:, :, g.num_players:g.num_players + g.faces] = self.rolls[seat]
+    def _play_with_beliefs(self, batch, rng: np.random.Generator) -> _Decisions:
+        """:meth:`_play` with ``beliefs``: each game carries both players' ranges under ``sigma_t``
+        (the inputs of the regret and value networks, and the non-traverser's posterior) and under
+        the output policy (the average network's inputs), updated at every decision by Bayes' rule
+        with the policy had the mover held each of its rolls."""
+        out = _Decisions()
+        n = batch.num_envs
+        other_seat = 1 - np.arange(n) % 2  # the non-traverser of each game
+        played, scored = self.hands.prior(n), self.hands.prior(n)  # log-ranges: sigma_t's, the output's
+        output = self.output_policy()
+        explore = np.ones(n)
+
+        def sigma(obs, mask, games):
+            return self.current_policy(obs, mask, belief_features(played[games], self._seat(obs)))
+
+        for step in sampled_games(batch, rng, sigma):
+            games, traversing, action, seat = step.games, step.traversing, step.action, step.seat
+            out.explore.append(explore[games])
+            explore[games[traversing]] /= step.mask[traversing].sum(1)
+            features, output_features = belief_features(played[games], seat), belief_features(scored[games], seat)
+            out.posterior.append(_normalised(played[games, other_seat[games]]))
+            for ranges, policy, inputs in ((played, self.current_policy, features),
+                                           (scored, output.probabilities, output_features)):
+                by_roll = self._policy_by_roll(step.obs, step.mask, seat, inputs, policy)
+                after = ranges[games]
+                self.hands.update(after, seat, by_roll, action)
+                ranges[games] = after
+                if ranges is played and self.settings.own_dice == "all":
+                    out.sigma_by_roll.append(by_roll[~traversing].astype(np.float32))
+            out.features.append(features)
+            out.output_features.append(output_features)
+            for name in ("games", "obs", "other", "mask", "seat", "sigma", "action", "payoff", "ended"):
+                getattr(out, name).append(getattr(step, name))
+            out.traverser.append(traversing)
         return out
 
-    def _policy_by_roll(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """``sigma_t`` at these decisions had the mover held each of its possible rolls: ``(n, K, A)``
-        (zeros past the mover's own rolls, where the players hold different numbers of dice).
+    def _seat(self, obs: np.ndarray) -> np.ndarray:
+        """The mover of each observation (its seat's one-hot)."""
+        return np.argmax(obs[:, :self.game.num_players], axis=1)
+
+    def _with_rolls(self, obs: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """``obs`` (``(n, D)``) once per possible roll of its ``seat``'s player: ``(n, K, D)``."""
+        return self.hands.with_hands(obs, seat)
+
+    def _policy_by_roll(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray,
+                        features: Optional[np.ndarray] = None, policy=None) -> np.ndarray:
+        """``sigma_t`` (or ``policy(obs, mask, features)``) at these decisions had the mover held
+        each of its possible rolls: ``(n, K, A)`` (zeros past the mover's own rolls, where the
+        players hold different numbers of dice); with ``beliefs``, at the ranges ``features``.
 
         The rows' own dice are replaced, so rows at the same public state (the seat and the bids)
         get the same answer: each public state is evaluated once (on two dice each, a sixth as many
@@ -473,23 +566,31 @@ class Escher:
         obs, mask, seat = obs[first], mask[first], seat[first]
         out = np.zeros((len(first), K, self.game.num_actions))
         possible = np.isfinite(self.roll_log_prob[seat])
-        out[possible] = self.current_policy(self._with_rolls(obs, seat)[possible],
-                                            np.repeat(mask[:, None, :], K, axis=1)[possible])
+        policy = self.current_policy if policy is None else policy
+        ranges = () if features is None else (np.repeat(features[first][:, None, :], K, axis=1)[possible],)
+        out[possible] = policy(self._with_rolls(obs, seat)[possible],
+                               np.repeat(mask[:, None, :], K, axis=1)[possible], *ranges)
         return out[inverse]
 
-    def _values(self, obs, other):
+    def _values(self, obs, other, features: Optional[np.ndarray] = None):
         import torch
 
+        extra = other.astype(np.float32) if features is None else np.concatenate([other, features], 1, dtype=np.float32)
         with torch.inference_mode():
-            value, = self._infer([self.value_net], torch.from_numpy(obs), torch.from_numpy(other.astype(np.float32)))
+            value, = self._infer([self.value_net], torch.from_numpy(obs), torch.from_numpy(extra))
             return value.double().numpy()
 
     def _fit_value(self, d: _Decisions, rng: np.random.Generator) -> float:
         import torch
 
-        state_value = [(self._values(o, x) * s * m).sum(1) for o, x, s, m in zip(d.obs, d.other, d.sigma, d.mask)]
+        features = d.features if self.settings.beliefs else [None] * len(d.obs)
+        state_value = [(self._values(o, x, f) * s * m).sum(1)
+                       for o, x, f, s, m in zip(d.obs, d.other, features, d.sigma, d.mask)]
         obs = torch.from_numpy(np.concatenate(d.obs))
-        other = torch.from_numpy(np.concatenate(d.other).astype(np.float32))
+        extra = np.concatenate(d.other).astype(np.float32)
+        if self.settings.beliefs:
+            extra = np.concatenate([extra, np.concatenate(d.features)], 1)
+        other = torch.from_numpy(extra)
         action = torch.from_numpy(np.concatenate(d.action))
         target = torch.from_numpy(expected_sarsa_targets(d.games, d.payoff, d.ended, state_value))
         net, opt = self.value_net, self.optimisers["value"]
@@ -514,18 +615,25 @@ class Escher:
         seat = np.concatenate(d.seat)
         all_rolls = self.settings.own_dice == "all"
         K = self.rolls.shape[1]
+        # (beliefs) the rows' ranges: sigma_t's for the regret rows, the output policy's for the average ones
+        beliefs = self.settings.beliefs
+        features = np.concatenate(d.features) if beliefs else np.zeros((len(obs), 0), np.float32)
+        average_features = np.concatenate(d.output_features) if beliefs else features
         # the average-policy rows: the other player's decisions, or (all) each of its rolls by its posterior
         if all_rolls:
             weight = np.concatenate(d.posterior)[~trav].reshape(-1)
             rows = self._with_rolls(obs[~trav], seat[~trav]).reshape(len(weight), -1)
             masks, targets = np.repeat(mask[~trav], K, axis=0), np.concatenate(d.sigma_by_roll).reshape(len(weight), -1)
+            extra = np.repeat(average_features[~trav], K, axis=0)
         else:
             rows, masks, targets, weight = obs[~trav], mask[~trav], sigma[~trav], np.ones(int((~trav).sum()))
+            extra = average_features[~trav]
         keep = self._kept(rows, weight)
         self.policies.add(rows[keep].astype(np.uint8), masks[keep], targets[keep].astype(np.float32),
-                          t ** self.settings.average_power * weight[keep], rng)
+                          t ** self.settings.average_power * weight[keep], rng, extra[keep])
         # the regret rows: the traverser's decisions, or (all) each of its rolls by its chance
         obs, other, mask, sigma, seat = obs[trav], other[trav], mask[trav], sigma[trav], seat[trav]
+        features = features[trav]
         posterior = np.concatenate(d.posterior)[trav] if self.settings.other_dice == "posterior" else None
         weight = np.ones(len(obs))
         if self.settings.regret_plus:  # visits / (games * the traverser's reach) estimate the counterfactual reach
@@ -534,23 +642,24 @@ class Escher:
         if all_rolls:  # the same decision had the traverser held each roll
             weight = np.repeat(weight, K) * np.exp(self.roll_log_prob[seat]).reshape(-1) * K
             obs = self._with_rolls(obs, seat).reshape(len(weight), -1)
-            other, mask, seat = (np.repeat(x, K, axis=0) for x in (other, mask, seat))
+            other, mask, seat, features = (np.repeat(x, K, axis=0) for x in (other, mask, seat, features))
             posterior = None if posterior is None else np.repeat(posterior, K, axis=0)
         keep = self._kept(obs if posterior is not None else np.concatenate([obs, other], axis=1), weight)
-        obs, other, mask, seat = obs[keep], other[keep], mask[keep], seat[keep]
+        obs, other, mask, seat, features = obs[keep], other[keep], mask[keep], seat[keep], features[keep]
+        ranges = features if beliefs else None
         # sigma_t at the rows kept (with every roll, computed for them only)
-        sigma = self.current_policy(obs, mask) if all_rolls else sigma[keep]
+        sigma = self.current_policy(obs, mask, ranges) if all_rolls else sigma[keep]
         if posterior is not None:
-            regret = self._posterior_regrets(obs, mask, sigma, seat, posterior[keep])
+            regret = self._posterior_regrets(obs, mask, sigma, seat, posterior[keep], ranges)
         else:
-            q = self._values(obs, other)
+            q = self._values(obs, other, ranges)
             regret = (q - (q * sigma * mask).sum(1, keepdims=True)) * mask
         obs, regret = obs.astype(np.uint8), regret.astype(np.float32)
         if self.settings.regret_plus:
             self._increments = _Increments(obs, weight[keep, None] * regret)
-            self.regrets.add(obs, mask, regret, weight[keep], rng)
+            self.regrets.add(obs, mask, regret, weight[keep], rng, features)
             return
-        self.regrets.add(obs, mask, regret, t * weight[keep], rng)
+        self.regrets.add(obs, mask, regret, t * weight[keep], rng, features)
 
     def _kept(self, keys: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """The rows to add: those of positive weight, or (``merge``) the first of each set of equal
@@ -563,16 +672,17 @@ class Escher:
         weight[keep[first]] = np.bincount(inverse.reshape(-1), weight[keep], len(first))
         return keep[first]
 
-    def _posterior_regrets(self, obs, mask, sigma, seat, posterior) -> np.ndarray:
+    def _posterior_regrets(self, obs, mask, sigma, seat, posterior, features=None) -> np.ndarray:
         """The regrets at these traverser decisions averaged over the other player's possible rolls,
-        each weighted by its ``posterior`` (``(n, K)``): ``(n, A)``."""
+        each weighted by its ``posterior`` (``(n, K)``): ``(n, A)``; (``beliefs``) at the ranges
+        ``features``."""
         n, K = posterior.shape
         regret = np.zeros(mask.shape)
         for k in range(K):
             held = posterior[:, k] > 0
             if not held.any():
                 continue
-            q = self._values(obs[held], self.rolls[1 - seat[held], k])
+            q = self._values(obs[held], self.rolls[1 - seat[held], k], None if features is None else features[held])
             r = (q - (q * sigma[held] * mask[held]).sum(1, keepdims=True)) * mask[held]
             regret[held] += posterior[held, k, None] * r
         return regret
@@ -581,7 +691,7 @@ class Escher:
              ema=(None, 0.0), target_of=None) -> float:
         """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given
         ``ema = (copy, decay)`` with a copy, its moving average of the weights after each).  Given ``target_of``, the
-        targets are ``target_of(obs)`` instead of the rows' own, and rows are always drawn by weight."""
+        targets are ``target_of(*inputs)`` instead of the rows' own, and rows are always drawn by weight."""
         import torch
 
         if reservoir is None or not len(reservoir):
@@ -590,11 +700,13 @@ class Escher:
         loss = torch.zeros(())
         by_weight = reservoir.by_weight() if self.settings.merge or target_of is not None else None
         for _ in range(steps):
-            obs, mask, target, weight = reservoir.sample(self.settings.minibatch, rng, by_weight)
+            i, weights = reservoir.draw(self.settings.minibatch, rng, by_weight)
+            inputs = reservoir.inputs(i)  # the observations (and, with beliefs, the ranges)
+            mask, target, weight = (torch.from_numpy(x) for x in (reservoir.mask[i], reservoir.target[i], weights))
             if target_of is not None:
                 with torch.no_grad():
-                    target = target_of(obs)
-            loss = (loss_of(net(obs), mask, target) * weight).sum() / weight.sum()
+                    target = target_of(*inputs)
+            loss = (loss_of(net(*inputs), mask, target) * weight).sum() / weight.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -617,9 +729,9 @@ class Escher:
             return 0.0
         before.load_state_dict(self.regret_net.state_dict())
 
-        def target_of(obs):
+        def target_of(obs, *ranges):
             added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
-            return torch.clamp(before(obs) + added, min=0.0)
+            return torch.clamp(before(obs, *ranges) + added, min=0.0)
 
         # (weights span orders of magnitude: the rows are always drawn by them)
         return self._fit(self.regret_net, self.optimisers["regret"], self.regrets, self.settings.regret_steps, rng,
@@ -673,9 +785,9 @@ def unique_rows(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return first[order], rank[inverse.reshape(-1)]
 
 
-def _frozen_copy(net, config, hidden: str):
+def _frozen_copy(net, config, hidden: str, extra_inputs: int = 0):
     """A copy of ``net`` (built as :func:`build_network` builds it) that no gradient reaches."""
-    copy = build_network(config, hidden)
+    copy = build_network(config, hidden, extra_inputs)
     copy.load_state_dict(net.state_dict())
     copy.requires_grad_(False)
     return copy
@@ -731,7 +843,8 @@ class SampledStep(NamedTuple):
 def sampled_games(batch, rng: np.random.Generator, policy) -> Iterator[SampledStep]:
     """Play every game of ``batch`` (a :class:`~dice_envs.games.liars_dice.batched.LiarsDiceBatch`) to the
     end as ESCHER samples them: in game ``k`` player ``k % 2`` (the traverser) draws uniformly among
-    the legal actions, the other player from ``policy(obs, mask)`` (``(n, A)`` probabilities).
+    the legal actions, the other player from ``policy(obs, mask, games)`` (``(n, A)``
+    probabilities at the decisions of the games ``games``, the indices in the batch).
     Yields one :class:`SampledStep` per step, after it is played."""
     from dice_envs.envs.batched import categorical
 
@@ -746,7 +859,7 @@ def sampled_games(batch, rng: np.random.Generator, policy) -> Iterator[SampledSt
         mover = batch.current_player(games)
         obs = batch.observe_mover(games)
         mask = batch.action_mask(games).astype(bool)
-        sigma = policy(obs, mask)
+        sigma = policy(obs, mask, games)
         traversing = mover == traverser[games]
         behaviour = np.where(traversing[:, None], mask / mask.sum(1, keepdims=True), sigma)
         action = categorical(rng.random(len(games)), np.cumsum(behaviour, axis=1))

@@ -329,11 +329,22 @@ NETWORK_CHUNK = 4096
 
 
 class LearnedLiarsDicePolicy(_ObservationPolicy):
-    """A trained network as a policy (see :class:`_ObservationPolicy` for what it offers)."""
+    """A trained network as a policy (see :class:`_ObservationPolicy` for what it offers).
 
-    def __init__(self, game, net):
+    With ``beliefs`` the network also takes both players' ranges over their hands
+    (:func:`dice_envs.agents.liars_dice.beliefs.belief_features`, ``forward(obs, features)``), and
+    the policy computes them itself, from its own play at the earlier decisions of each
+    observation's history (:func:`~dice_envs.agents.liars_dice.beliefs.beliefs_at`): it is still a
+    fixed function of the observation, which any exact evaluation scores.
+    """
+
+    def __init__(self, game, net, beliefs: bool = False):
+        from dice_envs.agents.liars_dice.beliefs import Hands
+
         self.game = game
         self.net = net.eval()
+        self.beliefs = bool(beliefs)
+        self.hands = Hands(game) if self.beliefs else None
 
     @classmethod
     def load(cls, path):
@@ -343,17 +354,27 @@ class LearnedLiarsDicePolicy(_ObservationPolicy):
             raise ValueError(f"{os.fspath(path)!r} holds a table, not a network")
         return policy
 
-    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``(N, A)`` action probabilities at a batch of observations and legal-action masks."""
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray, features=None) -> np.ndarray:
+        """``(N, A)`` action probabilities at a batch of observations and legal-action masks; with
+        ``beliefs``, at the ranges ``features`` (``(N, 2 K)``) where given, else at those the
+        policy's own play gives (:func:`~dice_envs.agents.liars_dice.beliefs.beliefs_at`)."""
         import torch
 
+        if self.hands is not None and features is None:  # (beliefs) the ranges of its own play
+            from dice_envs.agents.liars_dice.beliefs import belief_features, beliefs_at
+
+            observations = np.asarray(observations, np.float32)
+            seat = np.argmax(observations[:, :self.hands.game.num_players], axis=1)
+            features = belief_features(beliefs_at(self.hands, self.probabilities, observations), seat)
         obs = torch.from_numpy(np.array(observations, np.float32))
+        extra = None if features is None else torch.from_numpy(np.asarray(features, np.float32))
         illegal = torch.from_numpy(~np.asarray(masks, bool))
         out = torch.empty(illegal.shape, dtype=torch.float64)
         with torch.inference_mode():  # in chunks whose activations stay in cache (1.5-2x faster than one batch)
             for lo in range(0, len(obs), NETWORK_CHUNK):
                 hi = lo + NETWORK_CHUNK
-                logits = self.net(obs[lo:hi]).double().masked_fill_(illegal[lo:hi], -np.inf)
+                inputs = (obs[lo:hi],) if extra is None else (obs[lo:hi], extra[lo:hi])
+                logits = self.net(*inputs).double().masked_fill_(illegal[lo:hi], -np.inf)
                 torch.softmax(logits, dim=-1, out=out[lo:hi])  # normalised in float64
         return out.numpy()
 
@@ -396,7 +417,8 @@ class TabularLiarsDicePolicy(_ObservationPolicy):
 
 def load_model(path):
     """The policy in a ``model.pt`` of ``dice-envs train liars-dice``: a :class:`LearnedLiarsDicePolicy` (keys ``game``,
-    ``hidden``, ``net``, and ``activation`` where it is not ReLU) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
+    ``hidden``, ``net``, ``activation`` where it is not ReLU, and ``beliefs`` where the network takes both
+    players' ranges) or a :class:`TabularLiarsDicePolicy` (keys ``game``, ``table``).
     Read with ``torch.load(weights_only=True)``: a crafted pickle cannot run code; the sizes its
     zip declares are checked first (:func:`dice_envs.core.resources.check_archive`).
 
@@ -414,9 +436,12 @@ def load_model(path):
         game = LiarsDiceGame(**blob["game"])
         if "table" in blob:
             return TabularLiarsDicePolicy(game, blob["table"].numpy())
+        beliefs = bool(blob.get("beliefs", False))
+        extra = belief_inputs(game) if beliefs else 0
         check_network(f"the network of {os.fspath(path)!r}",
-                      [game.prefix_size + game.num_bids, *hidden_sizes(blob["hidden"]), game.num_actions])
-        net = build_network(blob["game"], blob["hidden"], activation=blob.get("activation", "relu"))
+                      [game.prefix_size + game.num_bids + extra, *hidden_sizes(blob["hidden"]), game.num_actions])
+        net = build_network(blob["game"], blob["hidden"], extra_inputs=extra,
+                            activation=blob.get("activation", "relu"))
         net.load_state_dict(blob["net"])
     except ResourceLimitError:
         raise
@@ -427,7 +452,15 @@ def load_model(path):
     for name, tensor in net.state_dict().items():
         if not torch.isfinite(tensor).all():
             raise ValueError(f"{os.fspath(path)!r}: parameter {name!r} holds non-finite numbers (NaN or inf)")
-    return LearnedLiarsDicePolicy(game, net)
+    return LearnedLiarsDicePolicy(game, net, beliefs)
+
+
+def belief_inputs(game) -> int:
+    """The inputs a network that takes both players' ranges has besides the observation
+    (:func:`dice_envs.agents.liars_dice.beliefs.belief_features`)."""
+    from dice_envs.agents.liars_dice.beliefs import Hands
+
+    return Hands(game).features
 
 
 def hidden_sizes(hidden: str):

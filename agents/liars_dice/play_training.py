@@ -104,7 +104,7 @@ from pathlib import Path
 import numpy as np
 
 from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Reservoir
-from dice_envs.agents.liars_dice.learned import ACTIVATIONS
+from dice_envs.agents.liars_dice.learned import ACTIVATIONS, belief_inputs
 from dice_envs.agents.liars_dice.play import (
     UPDATES,
     Critics,
@@ -224,6 +224,7 @@ class Args:
     average_power: float = 2.0  # iteration t's policy is weighted t ** average_power in the average
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
     average_hidden: str = ""  # the average-policy network's hidden layers (empty: hidden's)
+    beliefs: bool = False  # escher: the networks also take both players' ranges, computed from their own play
     score_current: bool = False  # scored streamed: also score the current policy (an hour on two dice each)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
@@ -238,7 +239,7 @@ METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
                "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "predictive_plus",
-               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay"),
+               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "beliefs"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
@@ -345,8 +346,10 @@ def check(args: Args) -> Args:
         row = 2 * game.observation_shape[0] + 3 * game.num_actions
         check_resources(f"--average-buffer {args.average_buffer:,} decisions", 2 * row * args.average_buffer)
     if args.method == "escher":  # its two reservoirs of --average-buffer rows, and their copies in a checkpoint
+        extra = belief_inputs(game) if args.beliefs else 0
         check_resources(f"--average-buffer {args.average_buffer:,} rows in each of ESCHER's two reservoirs",
-                        2 * args.average_buffer * Reservoir.row_bytes(game.observation_shape[0], game.num_actions))
+                        2 * args.average_buffer * Reservoir.row_bytes(game.observation_shape[0], game.num_actions,
+                                                                      extra))
     # a minibatch is drawn from a buffer (with replacement: it may exceed the rows played) and goes
     # through each network, forward and back
     inputs, actions = game.observation_shape[0], game.num_actions
@@ -390,7 +393,7 @@ def legacy_args(saved: dict) -> dict:
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
              "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
-             **INTRODUCED_WITH_GAE, **saved}
+             "beliefs": False, **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():
@@ -515,7 +518,7 @@ def train(args: Args) -> dict:
             scores = scorer.scores_table(cfr.average_policy())
             scores["current_exploitability"] = scorer.scores_table(cfr.current_policy())["exploitability"]
         else:
-            scores = scorer.scores(scored)
+            scores = scorer.scores(scored, beliefs=bool(escher) and args.beliefs)
         if args.average:
             scores["current_exploitability"] = scorer.scores(net)["exploitability"]
         if escher is not None and (args.score_current or not streamed):  # (streamed: an hour at two dice each)
@@ -612,7 +615,7 @@ def train(args: Args) -> dict:
         save_table_model(model_path, game, cfr.average_policy())
     else:
         save_model(model_path, game, args.average_hidden if escher else args.hidden, scored,
-                   activation="relu" if escher else args.activation)
+                   activation="relu" if escher else args.activation, beliefs=bool(escher) and args.beliefs)
     # a streamed run (scored only at its end) interrupted before that has no evaluation: its report says None
     unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
                               "value_vs_equilibrium_as_second"))
@@ -623,6 +626,7 @@ def train(args: Args) -> dict:
                    f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
                    + (f" (the average network {args.average_hidden})" if escher and args.average_hidden != args.hidden
                       else "")
+                   + (", both players' ranges as inputs" if escher and args.beliefs else "")
                    + (", scored: the average-policy network (NFSP-style)" if args.average else "")
                    + (", scored: the average-policy network" if escher else ""))
     describe = {

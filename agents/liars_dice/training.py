@@ -215,14 +215,15 @@ class ExactScorer:
         self.eq = equilibrium(game, cfr_target)
         self.cfr_exploitability = exploitability(self.tree, self.eq.policy)
 
-    def scores(self, net) -> dict:
+    def scores(self, net, beliefs: bool = False) -> dict:
         """Exploitability, NashConv, self-play value and value against the CFR+ equilibrium
-        (mean and per seat) of ``net``'s policy (plain Python numbers)."""
+        (mean and per seat) of ``net``'s policy (plain Python numbers); with ``beliefs``, of a network
+        that takes both players' ranges (:class:`~dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`)."""
         from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
 
         net.eval()
-        return self.scores_table(LearnedLiarsDicePolicy(self.game, net).probabilities(self.states.obs,
-                                                                                       self.states.mask))
+        return self.scores_table(LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities(self.states.obs,
+                                                                                                self.states.mask))
 
     def scores_table(self, probs: np.ndarray) -> dict:
         """:meth:`scores` of a policy given as a table, ``(information states, actions)``
@@ -253,12 +254,13 @@ class StreamedScorer:
     def __init__(self, game):
         self.game = game
 
-    def scores(self, net) -> dict:
-        """Exploitability, NashConv, self-play value and the values against a best response."""
+    def scores(self, net, beliefs: bool = False) -> dict:
+        """Exploitability, NashConv, self-play value and the values against a best response (``beliefs``:
+        as :meth:`ExactScorer.scores`)."""
         from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, evaluation_scores
         from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
-        ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net).probabilities)
+        ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities)
         return jsonable({**evaluation_scores(ev), "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
                          "value_vs_equilibrium_as_second": None})
 
@@ -370,14 +372,18 @@ def plot_curve(history: list, path: Path, title: str, reference: Optional[float]
     plt.close(fig)
 
 
-def save_model(path: Path, game, hidden: str, net, file=atomic_file, activation: str = "relu") -> None:
+def save_model(path: Path, game, hidden: str, net, file=atomic_file, activation: str = "relu",
+               beliefs: bool = False) -> None:
     """The policy network as :func:`~dice_envs.agents.liars_dice.learned.load_model` reads it:
     ``game`` (its config), ``hidden`` (the layer sizes of
-    :func:`~dice_envs.agents.liars_dice.learned.build_network`), ``net`` (the state dict) and, where
-    it is not ReLU, ``activation``; written atomically."""
+    :func:`~dice_envs.agents.liars_dice.learned.build_network`), ``net`` (the state dict), where it
+    is not ReLU ``activation``, and ``beliefs: True`` for a network that takes both players' ranges
+    (:class:`~dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`); written atomically."""
     blob = {"game": game.config(), "hidden": hidden, "net": net.state_dict()}
     if activation != "relu":  # (the files of ReLU networks stay as earlier versions read them)
         blob["activation"] = activation
+    if beliefs:
+        blob["beliefs"] = True
     with file(path) as tmp:
         save_torch(blob, tmp)
 

@@ -192,8 +192,10 @@ RESUME_ESCHER_PLUS = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", 
                       "--reach-floor", "0.001", "--predictive-plus", "--average-ema", "0.9", *TINY]
 #: --method ppo --advantage gae: the state-value critic, the clipped gradient and the linear annealing
 RESUME_PPO_GAE = [*PPO_GAE, "--steps", "12000", "--eval-every", "4", *TINY]
+#: --method escher with both players' ranges as the networks' inputs (their reservoirs keep them with the rows)
+RESUME_ESCHER_BELIEFS = [*RESUME_ESCHER_PLUS, "--beliefs"]
 RESUMES = {"mmd": RESUME, "mccfr": RESUME_MCCFR, "escher": RESUME_ESCHER, "escher_plus": RESUME_ESCHER_PLUS,
-           "ppo_gae": RESUME_PPO_GAE}
+           "ppo_gae": RESUME_PPO_GAE, "escher_beliefs": RESUME_ESCHER_BELIEFS}
 
 
 @pytest.fixture(scope="module")
@@ -448,7 +450,7 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
-             "average_ema": 0.0, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae)
+             "average_ema": 0.0, "beliefs": False, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae)
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
@@ -474,7 +476,7 @@ def test_an_old_checkpoint_resumes(lp, runs, tmp_path, capsys):
     assert code == 2 and "--wild 'aces' differs" in err
 
 
-def killed_while_scoring(self, net):
+def killed_while_scoring(self, net, beliefs=False):
     """In place of ``StreamedScorer.scores``: a hard kill during a streamed scoring."""
     raise Killed
 
