@@ -136,16 +136,21 @@ def test_declared_sizes_over_the_limit_are_refused_before_building(tmp_path, mon
     with pytest.raises(ResourceLimitError, match="10,00.* parameters.*over the limit of 200.0 MiB"):
         load_agent(str(tmp_path / "huge.pt"))
     target = tmp_path / "huge.zip"
+    pig_model_with_data(target, lambda data: data["policy_kwargs"].update(net_arch="[100000, 100000]"))
+    with pytest.raises(ResourceLimitError, match="pi network.*over the limit"):
+        load_agent(str(target))
+
+
+def pig_model_with_data(target, edit) -> None:
+    """The committed Pig model copied to ``target`` with ``edit(data)`` applied to its JSON ``data`` entry."""
     with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(target, "w") as zout:
         for item in zin.infolist():
             raw = zin.read(item.filename)
             if item.filename == "data":
                 data = json.loads(raw)
-                data["policy_kwargs"]["net_arch"] = "[100000, 100000]"
+                edit(data)
                 raw = json.dumps(data).encode()
             zout.writestr(item, raw)
-    with pytest.raises(ResourceLimitError, match="pi network.*over the limit"):
-        load_agent(str(target))
 
 
 def deflated_copy(source, target, padded: str, pad: int) -> None:
@@ -191,14 +196,7 @@ def test_a_huge_observation_shape_is_refused_before_the_spaces_are_built(tmp_pat
     """Issue 58 item 9: an SB3 zip recording an observation shape of 10**9 gave a MemoryError traceback
     (its bounds were allocated before anything was checked)."""
     target = tmp_path / "wide.zip"
-    with zipfile.ZipFile(PIG_MODEL) as zin, zipfile.ZipFile(target, "w") as zout:
-        for item in zin.infolist():
-            raw = zin.read(item.filename)
-            if item.filename == "data":
-                data = json.loads(raw)
-                data["observation_space"]["_shape"] = shape
-                raw = json.dumps(data).encode()
-            zout.writestr(item, raw)
+    pig_model_with_data(target, lambda data: data["observation_space"].update(_shape=shape))
     with pytest.raises(ValueError, match=r"observation shape .* holds 1\d*(,000)+ numbers, over the 1,048,576 a "
                                          r"model's observation can have \(MAX_OBSERVATION_SIZE\)"):
         load_agent(str(target))
