@@ -93,15 +93,23 @@ def run_pytest_and_terminate(tmp_path, plugin: bool, workers: str):
     test = tmp_path / "test_waiting.py"
     test.write_text(WAITING_TEST)
     pid_file = tmp_path / "child.pid"
+    config = tmp_path / "pytest.ini"  # an empty config of its own (pytest 9 refuses -c /dev/null)
+    config.write_text("[pytest]\n")
     tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "CHILD_PID_FILE": str(pid_file),
            "PYTHONPATH": os.pathsep.join(filter(None, [tests_dir, os.environ.get("PYTHONPATH")]))}
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--rootdir", str(tmp_path),
-            "-c", os.devnull, *(["-p", "stop_on_sigterm"] if plugin else []), str(test)]
-    run = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            "-c", str(config), *(["-p", "stop_on_sigterm"] if plugin else []), str(test)]
+    output = tmp_path / "pytest.out"
+    with output.open("w") as out:
+        run = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.1)
+    if not (pid_file.exists() and pid_file.read_text()):
+        run.kill()
+        run.wait()
+        pytest.fail(f"the inner test run never started its child; it printed:\n{output.read_text()}")
     child = int(pid_file.read_text())
     run.send_signal(signal.SIGTERM)
     try:
