@@ -88,7 +88,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -405,7 +405,7 @@ def solve_subgames(rules: Rules, tree: SubgameTree, last_bid: np.ndarray, mover:
                 enter[chooses] = _regret_matching(enter_regret[chooses].transpose(0, 2, 1), np.ones(2, bool))[..., 0]
             v, increments, reach, _ = values(sigma, enter, i, t)
             regret = np.maximum(regret + increments, 0.0)
-            if chooses is not None:  # the root's other player: enter (the subgame's value) or take the promise
+            if chooses is not None and promised is not None:  # the root's other player: enter or take the promise
                 chooser = ~own[i][:, 0] & chooses[:, None]  # (K, 1): this player is the root's other player
                 options = np.stack([v[:, 0], promised], axis=1)  # (K, 2, R)
                 expected = (np.stack([enter, 1.0 - enter], axis=1) * options).sum(axis=1, keepdims=True)
@@ -877,7 +877,7 @@ class BeliefLearner:
         the solve's sampled iteration (with :attr:`explore` of a uniform draw among the reachable leaves),
         with the beliefs there: PBSs where the value network is asked during the solves."""
         rules = self.rules
-        if solved.leaf_reach is None or not solved.leaf_reach.shape[1]:
+        if solved.leaf_reach is None or solved.leaf_beliefs is None or not solved.leaf_reach.shape[1]:
             return Sampled(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
                            np.zeros((0, 2, rules.R)))
         reach = solved.leaf_reach
@@ -1026,7 +1026,7 @@ def check(args: Args) -> Args:
                                    "policy_steps", "minibatch", "buffer", "threads"),
                positive=("learning_rate", "value_learning_rate", "cfr_target"), non_negative=("value_error_pbs", "leaf_pbs"),
                ranges={"explore": (0.0, 1.0)})
-    game = game_of(args)
+    game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
     if args.depth > game.num_bids:
         raise ValueError(f"--depth must be at most the game's {game.num_bids} bids, got {args.depth}")
     Rules(game)  # (a game of two players)
@@ -1083,7 +1083,7 @@ def train(args: Args) -> dict:
                                                       write_outputs)
 
     torch.set_num_threads(args.threads)
-    game = game_of(args)
+    game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
     run = Path(args.run_dir)
     ckpt_path = run / "checkpoint.pt"
     blob, state, report = open_run(args, FORMAT, CHANGEABLE, TENSORS)
