@@ -152,9 +152,8 @@ def test_beliefs_follow_bayes_rule_from_the_policy_network():
     expected = rules.priors.copy()
     node, player = 0, 0
     for b in (1, 4, 6):
-        p = policy.probabilities(np.array([rules.B - rules.B - 1 if node == 0 else bl._highbit(np.array([node]),
-                                                                                                  rules.B)[0]]),
-                                 np.array([player]), expected[None])[0]
+        last = -1 if node == 0 else int(bl._highbit(np.array([node]), rules.B)[0])
+        p = policy.probabilities(np.array([last]), np.array([player]), expected[None])[0]
         expected[player] = bl.bayes_update(rules, expected[player][None], p[None, :, b], np.array([player]))[0]
         node |= 1 << b
         player ^= 1
