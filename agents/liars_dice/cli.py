@@ -15,7 +15,7 @@ import numpy as np
 from dice_envs.agents.console import print_json, readable, write_results
 from dice_envs.agents.evaluate.report import Evaluation
 from dice_envs.agents.learn.presets import add_train_command
-from dice_envs.agents.liars_dice import full_width, play_training, rllib_training
+from dice_envs.agents.liars_dice import belief_learner, full_width, play_training, rllib_training
 from dice_envs.games.liars_dice.named import NAMED_GAMES, named_game, rules_arguments, same_argument
 
 PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train liars-dice
@@ -89,7 +89,8 @@ def dice_argument(dice):
 
 
 def add_commands(verbs) -> None:
-    learners = {**play_training.LEARNERS, "mmd-full-width": full_width.LEARNER, "rllib-ppo": rllib_training.LEARNER}
+    learners = {**play_training.LEARNERS, "mmd-full-width": full_width.LEARNER, "rllib-ppo": rllib_training.LEARNER,
+                "pbs": belief_learner.LEARNER}
     add_train_command(verbs["train"], "liars-dice", "train a learner on two-player Liar's Dice, scored exactly "
                       "(exploitability)", learners, PRESETS, games=named_game_options, game_names=tuple(NAMED_GAMES))
 
