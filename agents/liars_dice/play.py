@@ -312,13 +312,15 @@ def scheduled(args: Options, done: float) -> Options:
     (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
     from its start to ``--lr-floor`` times it, by the cosine or linearly (``--lr-decay``;
     linearly to 0 is CleanRL's ``anneal_lr``), and ``alpha`` geometrically from ``--alpha`` to
-    ``--alpha-final`` (when that is positive); the rest as given."""
+    ``--alpha-final`` (when that is positive), and with ``--entropy-anneal`` PPO's entropy bonus
+    linearly from ``--entropy`` to 0; the rest as given."""
     if args.lr_decay == "linear":
         lr_scale = args.lr_floor + (1.0 - args.lr_floor) * (1.0 - done)
     else:
         lr_scale = cosine_decay(1.0, args.lr_floor, done)
     alpha = args.alpha * (args.alpha_final / args.alpha) ** done if args.alpha_final > 0 else args.alpha
-    return dataclasses.replace(args, alpha=alpha, learning_rate=args.learning_rate * lr_scale,
+    entropy = args.entropy * (1.0 - done) if args.entropy_anneal else args.entropy
+    return dataclasses.replace(args, alpha=alpha, entropy=entropy, learning_rate=args.learning_rate * lr_scale,
                                value_learning_rate=args.value_learning_rate * lr_scale,
                                average_learning_rate=args.average_learning_rate * lr_scale)
 

@@ -190,6 +190,7 @@ class Args:
     epochs: int = 2  # passes of Adam over each update's decisions
     clip: float = 0.2  # the ratio clip of PPO (and of the state value, with --clip-value)
     entropy: float = 0.01  # the entropy bonus of PPO
+    entropy_anneal: bool = False  # PPO: the entropy bonus decays linearly from --entropy to 0 over the budget
     advantage: str = "q"  # PPO's baseline: q (a Q critic's state value) | gae (a state-value critic, GAE, one loss)
     gamma: float = 1.0  # --advantage gae: the discount of the next decision's value
     gae_lambda: float = 0.95  # --advantage gae: GAE's lambda
@@ -245,7 +246,7 @@ METHOD_OPTIONS = {
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
             "activation", "lr_decay"),
     "ppo": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
-            "clip", "entropy", "average", "average_buffer", "average_rows", "average_steps",
+            "clip", "entropy", "entropy_anneal", "average", "average_buffer", "average_rows", "average_steps",
             "average_learning_rate", "average_weighting", "advantage", "gamma", "gae_lambda", "value_coef",
             "clip_value", "kl", "max_grad_norm", "activation", "lr_decay"),
     "mccfr": ("explore", "regret_discount"),
@@ -393,7 +394,7 @@ def legacy_args(saved: dict) -> dict:
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
              "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
-             "beliefs": False, **INTRODUCED_WITH_GAE, **saved}
+             "beliefs": False, "entropy_anneal": False, **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():
@@ -582,7 +583,7 @@ def train(args: Args) -> dict:
                     losses = update(now, net, opt, critics, modules.get("magnet"), ro)
                     if args.average:
                         losses["average_loss"] = average_update(now, avg_net, opt_avg, buffer, ro)
-                    losses.update(alpha=now.alpha, learning_rate=now.learning_rate)
+                    losses.update(alpha=now.alpha, learning_rate=now.learning_rate, entropy_bonus=now.entropy)
                 if not all(np.isfinite(v) for v in losses.values()) or not all(
                         bool(torch.isfinite(p).all()) for m in trained for p in m.parameters()):
                     raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "

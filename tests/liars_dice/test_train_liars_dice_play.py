@@ -450,7 +450,8 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
-             "average_ema": 0.0, "beliefs": False, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae)
+             "average_ema": 0.0, "beliefs": False, "entropy_anneal": False,
+             **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae and --entropy-anneal)
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
@@ -542,7 +543,8 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
 
 def test_schedules_follow_the_budget(lp):
     """alpha decays geometrically from --alpha to --alpha-final, every learning rate by
-    the cosine to --lr-floor times its start; without them nothing changes."""
+    the cosine to --lr-floor times its start, PPO's entropy bonus with --entropy-anneal
+    linearly to 0; without them nothing changes."""
     args = lp.Args(alpha=0.1, alpha_final=0.025, lr_floor=0.1, learning_rate=1e-3, value_learning_rate=2e-3,
                    average_learning_rate=4e-3)
     rates = ("learning_rate", "value_learning_rate", "average_learning_rate")
@@ -557,6 +559,8 @@ def test_schedules_follow_the_budget(lp):
     linear = lp.Args(lr_decay="linear", lr_floor=0.0, learning_rate=1e-3)  # CleanRL's anneal_lr
     assert [learners.scheduled(linear, done).learning_rate for done in (0.0, 0.25, 1.0)] == pytest.approx(
         [1e-3, 0.75e-3, 0.0])
+    annealed = lp.Args(method="ppo", entropy=0.1, entropy_anneal=True)  # the bonus's bias removed by the end
+    assert [learners.scheduled(annealed, done).entropy for done in (0.0, 0.25, 1.0)] == pytest.approx([0.1, 0.075, 0.0])
 
 
 def test_gae_is_iig_rl_benchmarks_estimate(lp):
