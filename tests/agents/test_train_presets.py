@@ -99,7 +99,10 @@ def test_every_preset_reproduces_its_recorded_runs(game, name):
                     f"{name}: {field} {mine!r}, recorded {theirs!r} ({path.name})"
             if "method" in saved:
                 assert saved["method"] == options.method
-            assert data["minutes"] == pytest.approx(options.minutes, abs=1.0)
+            if options.steps:  # a budget of agent steps (the field's protocol): the run played them
+                assert options.steps <= data["steps"] < options.steps + 100_000
+            else:
+                assert data["minutes"] == pytest.approx(options.minutes, abs=1.0)
 
 
 def check_sb3_model(options, path: Path, entry: dict) -> None:
