@@ -14,7 +14,8 @@ three or four faces.
 * the beliefs along the bids follow Bayes' rule from the policy network, and the agent over
   observations answers for every information state as the evaluators ask it;
 * the value network's error against exact subgame values is measured, and falls as it is fitted;
-* a short run (one, shared by the module) lowers the exact exploitability far below uniform play's;
+* a short run (one, shared by the module) lowers the exact exploitability far below uniform play's,
+  and ``dice-envs evaluate liars-dice`` scores its ``model.pt`` as the run did;
 * a run stopped by SIGTERM (or Ctrl-C) saves and exits, and a run killed after a checkpoint loses
   only what came after it: rerunning the command ends as the uninterrupted run did;
 * bad options, options too large for memory and a damaged checkpoint are refused with the option or
@@ -109,6 +110,21 @@ def test_a_short_run_lowers_the_exploitability(trained):
     assert set(report["cpu_seconds"]) == {"sampling", "solving", "leaf_values", "value_fit", "policy_fit", "scoring"}
     agent = bl.load_belief_agent(run / "model.pt")
     assert exploitability(tree, agent.tree_policy(tree)) == pytest.approx(report["exploitability"], abs=1e-9)
+
+
+def test_dice_envs_evaluate_scores_the_model_as_the_run_did(trained, capsys):
+    """The game is the model's (three faces, not the command's default six), and the scores are the run's."""
+    from dice_envs.agents.cli import main as cli_main
+    from dice_envs.agents.liars_dice.learned import load_model
+
+    run, report, _ = trained
+    assert cli_main(["evaluate", "liars-dice", str(run / "model.pt"), "--against", "equilibrium", "--json"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert scored["config"]["faces"] == 3 and scored["config"]["wild"] is False
+    assert scored["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
+    assert scored["value"] == pytest.approx(report["value_vs_equilibrium"], abs=1e-9)  # against CFR+, both seats
+    with pytest.raises(ValueError, match="kind 'pbs-policy'"):  # the loader of networks over observations says what it is
+        load_model(run / "model.pt")
 
 
 def stopped_during_iteration(monkeypatch, iteration: int, signum: int) -> None:
