@@ -17,7 +17,8 @@ three or four faces.
 * a short run (one, shared by the module) lowers the exact exploitability far below uniform play's,
   and ``dice-envs evaluate liars-dice`` scores its ``model.pt`` as the run did;
 * a run stopped by SIGTERM (or Ctrl-C) saves and exits, and a run killed after a checkpoint loses
-  only what came after it: rerunning the command ends as the uninterrupted run did;
+  only what came after it: rerunning the command ends as the uninterrupted run did; scored streamed, a run
+  also saves between its scorings and before each;
 * bad options, options too large for memory and a damaged checkpoint are refused with the option or
   the file named.
 """
@@ -48,9 +49,6 @@ def equilibria():
     """The CFR+ equilibria of both games, solved once (to 1e-4: the checks below allow 2e-3)."""
     return {3: solve(THREE, 1e-4), 4: solve(FOUR, 1e-4)}
 
-
-# The tests of the shared run come first: pytest-xdist hands each worker a run of consecutive tests from the
-# start of the file (and steals from the end of a run), so one worker trains it.
 
 #: a short run on one three-faced die each: small networks, 20 CFR+ iterations a solve, 200 PBSs (9 iterations)
 TINY = ["--faces", "3", "--wild", "none", "--hidden", "32,32", "--value-hidden", "32,32", "--games", "32",
@@ -88,16 +86,26 @@ def one_thread_and_a_cache_of_its_own(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    """The short run, once for the module: its directory, report and snapshot."""
+def trained(tmp_path_factory, worker_id):
+    """The short run, trained once: its directory, report and snapshot.  Under pytest-xdist the first worker
+    that asks trains it, holding a lock, in the session's directory that every worker shares; the others
+    wait and read it."""
     import contextlib
     import io
 
-    run = tmp_path_factory.mktemp("trained") / "run"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert bl.main(["--run-dir", str(run), *TINY]) == 0
-    return run, json.loads(out.getvalue().strip().splitlines()[-1]), snapshot(run)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent
+    run, report = shared / "pbs-trained" / "run", shared / "pbs-trained" / "report.json"
+    with FileLock(str(shared / "pbs-trained.lock")):
+        if not report.exists():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert bl.main(["--run-dir", str(run), *TINY]) == 0
+            report.write_text(out.getvalue().strip().splitlines()[-1])
+    return run, json.loads(report.read_text()), snapshot(run)
 
 
 def test_a_short_run_lowers_the_exploitability(trained):
@@ -174,6 +182,32 @@ def test_a_stopped_run_saves_and_the_same_command_resumes_it(trained, tmp_path, 
     measured = [{k: v for k, v in r["value_error"].items() if k != "cpu_seconds"} for r in (report, trained[1])]
     assert measured[0] == measured[1]
     assert_same(snapshot(run), trained[2])
+
+
+def test_a_streamed_run_saves_before_and_between_its_scorings(tmp_path, capsys, monkeypatch):
+    """Where the tree does not fit in memory the scoring is streamed (minutes at two dice each; here three faces,
+    scored streamed): not at iteration 0; a checkpoint every CHECKPOINT_SECONDS between the scorings (here
+    after every iteration) and one before each scoring.  Killed after the one before the scoring at iteration
+    2, the same command runs that scoring and ends with the uninterrupted run's curve."""
+    from dice_envs.agents.liars_dice import play_training, training
+
+    monkeypatch.setattr(training, "make_scorer", lambda game, target: training.StreamedScorer(game))
+    monkeypatch.setattr(play_training, "CHECKPOINT_SECONDS", 0.0)
+    options = ["--steps", "60", "--eval-every", "2"]
+    code, reference, _ = call(capsys, tmp_path / "reference", *options)
+    assert code == 0 and reference["cfr_plus_exploitability"] is None and reference["updates"] == 3
+    assert [h["steps"] > 0 for h in reference["curve"]] == [True, True]  # at iteration 2 and at the end
+    real = bl.atomic_file
+    kill_after_checkpoints(bl, monkeypatch, 2)  # after iteration 1, and before the scoring at iteration 2
+    with pytest.raises(Killed):
+        bl.main(["--run-dir", str(tmp_path / "run"), *TINY, *options])
+    monkeypatch.setattr(bl, "atomic_file", real)
+    state = snapshot(tmp_path / "run")
+    assert state["updates"] == 2 and state["curve"] == []
+    code, report, _ = call(capsys, tmp_path / "run", *options)
+    assert code == 0 and report["resumed"]
+    same = [(h["steps"], h["exploitability"]) for h in reference["curve"]]
+    assert [(h["steps"], h["exploitability"]) for h in report["curve"]] == same
 
 
 def tree_policy(tree: PublicTree, probs: np.ndarray) -> TreePolicy:
