@@ -1119,9 +1119,9 @@ def measured_value_error(learner: BeliefLearner, count: int, rng: np.random.Gene
     fits :data:`VALUE_ERROR_LIMIT`), with the CPU seconds it took; None if there is none."""
     rules = learner.rules
     pbs = learner.sample(rng)
-    size = np.array([exact_tree(rules, int(b)).size if rules.B - 1 - b <= 16 else VALUE_ERROR_LIMIT
-                     for b in pbs.last_bid])
-    fits = np.flatnonzero(size * rules.R * rules.A <= VALUE_ERROR_LIMIT)
+    fits = np.array([k for k, b in enumerate(pbs.last_bid.tolist())  # (Python integers: 2**59 nodes do not overflow)
+                     if subgame_size(rules.B, b, max(1, rules.B - 1 - b)) * rules.R * rules.A <= VALUE_ERROR_LIMIT],
+                    np.int64)
     if not len(fits) or not count:
         return None
     pick = rng.choice(fits, min(count, len(fits)), replace=False)
