@@ -119,7 +119,7 @@ GAMES: Dict[str, GameEntry] = {entry.name: entry for entry in (
           rules_names=("shakes_court", "shakes_maesters")),
     _game("pig", "Pig", gym_class="Pig"),
     _game("liars_dice", "Liar's Dice", gym_class="LiarsDice",
-          agent_files=((".pt", "dice_envs.agents.liars_dice.learned:load_agent"),),
+          agent_files=((".pt", "dice_envs.agents.liars_dice.evaluation:load_agent"),),
           version=1, earlier_versions=(0,), gym_version=1, earlier_gym_versions=(0,)),
     _game("liars_dice_match", "Liar's Dice Match", room="liars_dice", gym_class="LiarsDiceMatch",
           gym_module="match_gym", env="match_env", picture="match_picture", evaluations="MATCH_EVALUATIONS",

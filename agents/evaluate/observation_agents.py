@@ -14,8 +14,8 @@ sampled play.
   unpickling, :mod:`dice_envs.agents.evaluate.sb3_models`); a ``MODEL.json`` next to it, as the
   training scripts write, tells which observation and goal it was trained on;
 * a model file that a game's own learners save, by its suffix (its :mod:`dice_envs.registry` entry's
-  ``agent_files``: ``MODEL.pt``, Liar's Dice, a network or a table,
-  :class:`~dice_envs.agents.liars_dice.learned.LiarsDiceNetworkAgent`);
+  ``agent_files``: ``MODEL.pt``, Liar's Dice, a network or a table, or the ``pbs`` learner's policy
+  network, :func:`~dice_envs.agents.liars_dice.evaluation.load_agent`);
 * an RLlib checkpoint directory, written by ``algo.save_to_path`` with
   :func:`dice_envs.rllib.ppo_config` (:class:`RLlibAgent`; its weights are read without
   unpickling anything that could run code, :mod:`dice_envs.agents.evaluate.rllib_models`);

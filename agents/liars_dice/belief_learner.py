@@ -84,6 +84,8 @@ without a depth limit (no leaves), to the end of the game.
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -92,13 +94,25 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
+from dice_envs.agents.evaluate.observation_agents import Agent
 from dice_envs.agents.learn.presets import Learner
+from dice_envs.agents.learn.runs import (
+    atomic_file,
+    budget_spent,
+    damaged,
+    log,
+    random_states,
+    restore_random_states,
+    save_torch,
+)
+from dice_envs.agents.liars_dice.beliefs import highbit, popcount, public_nodes
 from dice_envs.agents.liars_dice.compiled_solver import RoundTables
+from dice_envs.core.resources import check_resources
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["SubgameTree", "Subgames", "solve_subgames", "LeafValues", "ValueNetwork", "PolicyNetwork",
-           "bayes_update", "beliefs_at", "BeliefAgent", "BeliefLearner", "value_error", "load_belief_agent",
-           "Args", "LEARNER"]
+__all__ = ["SubgameTree", "Subgames", "solve_subgames", "subgame_size", "LeafValues", "ValueNetwork", "PolicyNetwork",
+           "bayes_update", "beliefs_at", "BeliefAgent", "BeliefLearner", "value_error", "MODEL_KIND", "belief_agent",
+           "load_belief_agent", "Args", "LEARNER"]
 
 #: The share of the prior mixed into every belief after a Bayes update (ReBeL smooths its reaches
 #: likewise): a roll the policy never bids with keeps a tiny belief, so no belief is ever all zeros.
@@ -176,6 +190,24 @@ def bayes_update(rules: Rules, belief: np.ndarray, likelihood: np.ndarray, playe
 # -- depth-limited subgames ---------------------------------------------------------------------------
 
 
+def subgame_size(bids: int, last_bid: int, depth: int) -> int:
+    """The number of nodes of the subgame after ``last_bid``, ``depth`` bids deep, in a game of ``bids``
+    bids (:attr:`SubgameTree.size`), counted without building it: ``C(remaining, d)`` ``d`` bids deep."""
+    return sum(math.comb(bids - 1 - last_bid, d) for d in range(depth + 1))
+
+
+#: Bytes per element of the ``(PBSs, nodes, rolls, actions)`` arrays of a solve at its peak: the
+#: float64 regrets, averages, increments and strategies, the action values and their temporaries.
+SOLVE_BYTES = 96
+
+
+def subgame_memory(rules: "Rules", size: int) -> int:
+    """The peak bytes of a subgame tree of ``size`` nodes (its lists while it is built, its arrays) and of
+    :func:`solve_in_chunks` on it (batches of :data:`SOLVE_CHUNK` elements, or one PBS where that is more)."""
+    tree = size * (440 + 8 * rules.B + rules.A + 16 * rules.R ** 2)
+    return tree + SOLVE_BYTES * max(SOLVE_CHUNK, size * rules.R * rules.A)
+
+
 class SubgameTree:
     """The public tree of the next ``depth`` bids after ``last_bid`` (-1: the game's start).
 
@@ -202,6 +234,9 @@ class SubgameTree:
             raise ValueError(f"last_bid must be from -1 to {B - 1}, got {last_bid}")
         if depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
+        size = subgame_size(B, last_bid, depth)
+        check_resources(f"the subgame after bid {last_bid}, {depth} bids deep ({size:,} public nodes)",
+                        subgame_memory(rules, size))
         self.last_bid, self.depth = last_bid, depth
         parent, bid, level, path = [-1], [last_bid], [0], [0]
         frontier = [0]
@@ -251,9 +286,11 @@ class Subgames:
             subgame).  Close to the equilibrium's as CFR+ converges, and never below what the player
             can get: what a gadget may promise.
         node_values: ``(K, size, 2, R)`` the same at every node: each player's counterfactual values
-            divided by the other player's reach (0 where the other player never plays to the node).
+            divided by the other player's reach (0 where the other player never plays to the node); None
+            from :func:`solve_in_chunks`, which keeps the roots' only.
         root_policy: ``(K, R, A)`` the average strategy of the mover at the root, by its roll.
-        policy: ``(K, size, R, A)`` the average strategy at every node (of the player to act there).
+        policy: ``(K, size, R, A)`` the average strategy at every node (of the player to act there); None
+            from :func:`solve_in_chunks`.
         leaf_seconds: the CPU seconds spent asking the leaf values.
         leaf_beliefs: ``(K, L, 2, R)`` with ``sample_at``, both beliefs at every leaf under the strategies
             of the iteration ``sample_at`` gave each PBS (else None).
@@ -261,9 +298,9 @@ class Subgames:
     """
 
     values: np.ndarray
-    node_values: np.ndarray
+    node_values: Optional[np.ndarray]
     root_policy: np.ndarray
-    policy: np.ndarray
+    policy: Optional[np.ndarray]
     leaf_seconds: float
     leaf_beliefs: Optional[np.ndarray] = None
     leaf_reach: Optional[np.ndarray] = None
@@ -424,15 +461,16 @@ def solve_subgames(rules: Rules, tree: SubgameTree, last_bid: np.ndarray, mover:
 # -- the networks -------------------------------------------------------------------------------------
 
 
-def _mlp(inputs: int, hidden: str, outputs: int):
-    """A ReLU MLP of the hidden layers ``hidden`` (``"256,256"``)."""
+def _mlp(inputs: int, hidden: str, outputs: int, what: str):
+    """A ReLU MLP of the hidden layers ``hidden`` (``"256,256"``); ``what`` names it if it is refused (larger
+    than memory allows)."""
     import torch.nn as nn
 
     from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, hidden_sizes
     from dice_envs.core.resources import check_network
 
     sizes = [inputs, *hidden_sizes(hidden)]
-    check_network(f"a network of hidden layers {hidden!r}", [*sizes, outputs], NETWORK_CHUNK)
+    check_network(what, [*sizes, outputs], NETWORK_CHUNK)
     layers: list = []
     for a, b in zip(sizes, sizes[1:]):
         layers += [nn.Linear(a, b), nn.ReLU()]
@@ -458,9 +496,9 @@ class ValueNetwork:
     :meth:`Rules.inputs` to ``2 R`` outputs, clipped to ``[-1, 1]``, 0 past a player's rolls).  Called
     as a :data:`LeafValues` function it values a subgame's leaves."""
 
-    def __init__(self, rules: Rules, hidden: str):
+    def __init__(self, rules: Rules, hidden: str, what: str = "the value network"):
         self.rules, self.hidden = rules, hidden
-        self.net = _mlp(rules.B + 3 + 2 * rules.R, hidden, 2 * rules.R)
+        self.net = _mlp(rules.B + 3 + 2 * rules.R, hidden, 2 * rules.R, what)
 
     def predict(self, last_bid: np.ndarray, mover: np.ndarray, beliefs: np.ndarray) -> np.ndarray:
         """``(n, 2, R)`` the values at ``n`` PBSs (``beliefs``: ``(n, 2, R)``)."""
@@ -478,9 +516,9 @@ class PolicyNetwork:
     """The mover's action probabilities at a PBS, for each of its rolls: an MLP from
     :meth:`Rules.inputs` and the roll (one-hot) to the actions' logits, softmax over the legal ones."""
 
-    def __init__(self, rules: Rules, hidden: str):
+    def __init__(self, rules: Rules, hidden: str, what: str = "the policy network"):
         self.rules, self.hidden = rules, hidden
-        self.net = _mlp(rules.B + 3 + 3 * rules.R, hidden, rules.A)
+        self.net = _mlp(rules.B + 3 + 3 * rules.R, hidden, rules.A, what)
 
     def inputs(self, last_bid: np.ndarray, mover: np.ndarray, beliefs: np.ndarray) -> np.ndarray:
         """``(n * R, inputs)``: every PBS once per roll column of the mover (rows ``k * R + r``)."""
@@ -504,22 +542,6 @@ class PolicyNetwork:
 # -- beliefs along a bid history, and the agent that is scored ---------------------------------------
 
 
-def _popcount(x: np.ndarray) -> np.ndarray:
-    count = np.zeros(len(x), np.int64)
-    y = x.copy()
-    while (y > 0).any():
-        count += y & 1
-        y >>= 1
-    return count
-
-
-def _highbit(x: np.ndarray, bids: int) -> np.ndarray:
-    out = np.full(len(x), -1, np.int64)
-    for k in range(bids):
-        out[(x >> k) & 1 == 1] = k
-    return out
-
-
 def beliefs_at(rules: Rules, policy: PolicyNetwork, nodes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Both beliefs and the policy network's probabilities at the public ``nodes`` (bitmasks of the
     bids made), computed top-down from the root along every history by :func:`bayes_update` with
@@ -527,14 +549,13 @@ def beliefs_at(rules: Rules, policy: PolicyNetwork, nodes: np.ndarray) -> Tuple[
 
     Returns ``(beliefs, probabilities)``: ``(n, 2, R)`` and ``(n, R, A)`` (the mover's, by roll)."""
     nodes = np.asarray(nodes, np.int64)
-    B = rules.B
     every, current = [nodes, np.zeros(1, np.int64)], nodes
     while len(current):  # every prefix of every history
         current = current[current > 0]
-        current = current - (np.int64(1) << np.maximum(_highbit(current, B), 0))
+        current = current - (np.int64(1) << np.maximum(highbit(current), 0))
         every.append(current)
     known = np.unique(np.concatenate(every))
-    depth, last = _popcount(known), _highbit(known, B)
+    depth, last = popcount(known), highbit(known)
     mover = (rules.first + depth) % 2
     beliefs = np.zeros((len(known), 2, rules.R))
     probs = np.zeros((len(known), rules.R, rules.A))
@@ -553,33 +574,36 @@ def beliefs_at(rules: Rules, policy: PolicyNetwork, nodes: np.ndarray) -> Tuple[
     return beliefs[at], probs[at]
 
 
-class BeliefAgent:
+class BeliefAgent(Agent):
     """The policy network as an agent over observations (``agent(observations, masks) ->
     probabilities``, :mod:`dice_envs.agents.evaluate.contract`): the public node and the mover's roll
     are read from each observation, both beliefs computed along the bids by :func:`beliefs_at`, and
     the network asked at them.  A fixed function of (own dice, bid history), so the exact evaluators
     (in memory, or streamed where the tree does not fit) score it as any agent."""
 
+    kind = "torch"
+
     def __init__(self, rules: Rules, policy: PolicyNetwork, name: str = "the PBS policy network"):
         self.rules, self.policy, self.name = rules, policy, name
-        self.game = rules.game
-        g = self.game
+        self.game = g = rules.game
         self._counts = slice(g.num_players, g.num_players + g.faces)
-        self._bits = slice(g.num_players + g.faces, g.num_players + g.faces + g.num_bids)
         self._roll = [{tuple(int(c) for c in np.bincount(np.array(roll) - 1, minlength=g.faces)): i
                        for i, roll in enumerate(rolls)} for rolls in rules.player_rolls]
         self.info = {"game": "liars_dice", **g.config()}
 
+    @property
+    def observation_size(self) -> int:
+        return int(self.game.observation_shape[0])
+
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, np.float32)
         seat = np.argmax(obs[:, : self.game.num_players], axis=1)
-        node = (obs[:, self._bits] > 0.5).astype(np.int64) @ (np.int64(1) << np.arange(self.rules.B, dtype=np.int64))
         counts = np.rint(obs[:, self._counts]).astype(np.int64)
         try:
             roll = np.array([self._roll[s][tuple(c)] for s, c in zip(seat, counts.tolist())], np.int64)
         except KeyError as err:
             raise ValueError(f"an observation holds dice {err.args[0]} that its seat does not roll") from None
-        unique, row = np.unique(node, return_inverse=True)
+        unique, row = np.unique(public_nodes(self.game, obs), return_inverse=True)
         _, probs = beliefs_at(self.rules, self.policy, unique)
         out = probs[row, roll] * np.asarray(masks, bool)
         return out / out.sum(axis=1, keepdims=True)
@@ -593,35 +617,53 @@ class BeliefAgent:
         return states.to_tree_policy(self(states.obs, states.mask))
 
 
+#: The ``kind`` of the ``model.pt`` the ``pbs`` learner writes (:func:`save_belief_model`).
+MODEL_KIND = "pbs-policy"
+
+
 def save_belief_model(path: Path, rules: Rules, policy: PolicyNetwork, file=None) -> None:
     """The policy network as :func:`load_belief_agent` reads it (``kind``, ``game``, ``hidden``,
     ``net``), written atomically."""
-    from dice_envs.agents.learn.runs import atomic_file, save_torch
-
     with (file or atomic_file)(path) as tmp:
-        save_torch({"kind": "pbs-policy", "game": rules.game.config(), "hidden": policy.hidden,
+        save_torch({"kind": MODEL_KIND, "game": rules.game.config(), "hidden": policy.hidden,
                     "net": policy.net.state_dict()}, tmp)
 
 
+def belief_agent(blob: dict, path) -> BeliefAgent:
+    """The :class:`BeliefAgent` of the contents ``blob`` of the ``model.pt`` ``path`` that the ``pbs``
+    learner wrote (:func:`dice_envs.agents.liars_dice.learned.read_model` reads them).
+
+    Raises:
+        ValueError: naming the file, if it is not such a model, its network is larger than memory allows
+            or its weights are not finite."""
+    from dice_envs.agents.liars_dice.learned import check_finite
+    from dice_envs.core.resources import ResourceLimitError
+
+    try:
+        if blob.get("kind") != MODEL_KIND:
+            raise ValueError(f"its kind is {blob.get('kind')!r}, not {MODEL_KIND!r}")
+        rules = Rules(LiarsDiceGame(**blob["game"]))
+        policy = PolicyNetwork(rules, blob["hidden"], f"the network of {os.fspath(path)!r}")
+        policy.net.load_state_dict(blob["net"])
+    except ResourceLimitError:
+        raise
+    except Exception as err:  # missing keys, wrong shapes, another game
+        raise ValueError(f"{os.fspath(path)!r} is not a model of the pbs learner ({type(err).__name__}: "
+                         f"{str(err)[:200]})") from None
+    check_finite(policy.net, path)
+    return BeliefAgent(rules, policy, Path(path).name)
+
+
 def load_belief_agent(path) -> BeliefAgent:
-    """The :class:`BeliefAgent` of a ``model.pt`` written by the ``pbs`` learner (read with
-    ``torch.load(weights_only=True)``).
+    """The :class:`BeliefAgent` of a ``model.pt`` written by the ``pbs`` learner, read as any model of
+    the room (:func:`dice_envs.agents.liars_dice.learned.read_model`: ``torch.load(weights_only=True)``,
+    the sizes its zip declares checked first).
 
     Raises:
         ValueError: naming the file, if it is not such a model."""
-    import torch
+    from dice_envs.agents.liars_dice.learned import read_model
 
-    try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-        if blob.get("kind") != "pbs-policy":
-            raise ValueError("not a PBS policy network")
-        rules = Rules(LiarsDiceGame(**blob["game"]))
-        policy = PolicyNetwork(rules, blob["hidden"])
-        policy.net.load_state_dict(blob["net"])
-    except Exception as err:
-        raise ValueError(f"{path!s} is not a model of the pbs learner ({type(err).__name__}: {str(err)[:200]})") \
-            from None
-    return BeliefAgent(rules, policy, Path(path).name)
+    return belief_agent(read_model(path), path)
 
 
 # -- measuring the value network ---------------------------------------------------------------------
@@ -634,17 +676,22 @@ SOLVE_CHUNK = 1 << 21
 def solve_in_chunks(rules: Rules, tree: SubgameTree, last_bid: np.ndarray, mover: np.ndarray, beliefs: np.ndarray,
                     leaf_values: Optional[LeafValues], iterations: int, gadget: Optional[np.ndarray] = None,
                     sample_at: Optional[np.ndarray] = None) -> Subgames:
-    """:func:`solve_subgames` on batches small enough for memory (:data:`SOLVE_CHUNK`), joined."""
+    """:func:`solve_subgames` on batches small enough for memory (:data:`SOLVE_CHUNK`), joined: the roots'
+    values and strategies, and the leaves' beliefs and chances with ``sample_at`` (not the other nodes':
+    :attr:`Subgames.node_values` and :attr:`Subgames.policy` are None)."""
     chunk = max(1, SOLVE_CHUNK // (tree.size * rules.R * rules.A))
-    parts = [solve_subgames(rules, tree, last_bid[lo : lo + chunk], mover[lo : lo + chunk], beliefs[lo : lo + chunk],
-                            leaf_values, iterations, None if gadget is None else gadget[lo : lo + chunk],
-                            None if sample_at is None else sample_at[lo : lo + chunk])
-             for lo in range(0, len(mover), chunk)]
-    joined = {name: np.concatenate([getattr(p, name) for p in parts])
-              for name in ("values", "node_values", "root_policy", "policy")}
-    if sample_at is not None:
-        joined.update({name: np.concatenate([getattr(p, name) for p in parts]) for name in ("leaf_beliefs", "leaf_reach")})
-    return Subgames(**joined, leaf_seconds=sum(p.leaf_seconds for p in parts))
+    kept = ("values", "root_policy") + (() if sample_at is None else ("leaf_beliefs", "leaf_reach"))
+    parts: Dict[str, list] = {name: [] for name in kept}
+    leaf_seconds = 0.0
+    for lo in range(0, len(mover), chunk):
+        part = solve_subgames(rules, tree, last_bid[lo : lo + chunk], mover[lo : lo + chunk], beliefs[lo : lo + chunk],
+                              leaf_values, iterations, None if gadget is None else gadget[lo : lo + chunk],
+                              None if sample_at is None else sample_at[lo : lo + chunk])
+        for name in kept:
+            parts[name].append(getattr(part, name))
+        leaf_seconds += part.leaf_seconds
+    joined = {name: np.concatenate(arrays) for name, arrays in parts.items()}
+    return Subgames(node_values=None, policy=None, leaf_seconds=leaf_seconds, **joined)
 
 
 def exact_tree(rules: Rules, last_bid: int) -> SubgameTree:
@@ -889,7 +936,7 @@ class BeliefLearner:
         pick = (np.cumsum(chance, axis=1) < rng.random(len(chance))[:, None] * chance.sum(1, keepdims=True)).sum(1)
         pick = np.minimum(pick, chance.shape[1] - 1)
         leaf = tree.leaves[pick]
-        movers = (rules.first + _popcount(roots[has] | tree.path[leaf])) % 2
+        movers = (rules.first + popcount(roots[has] | tree.path[leaf])) % 2
         return Sampled(roots[has] | tree.path[leaf], tree.bid[leaf], movers,
                        solved.leaf_beliefs[np.flatnonzero(has), pick])
 
@@ -951,9 +998,15 @@ class _FrontierState:
 
     def load_state_dict(self, state: dict) -> None:
         arrays = {name: state[name].numpy() for name in ("node", "last_bid", "mover", "beliefs")}
-        n, R = len(arrays["node"]), self.learner.rules.R
-        if any(len(a) != n for a in arrays.values()) or arrays["beliefs"].shape != (n, 2, R):
-            raise ValueError(f"the frontier's arrays are not {n} PBSs of {R} rolls")
+        n, rules = len(arrays["node"]), self.learner.rules
+        if any(len(a) != n for a in arrays.values()) or arrays["beliefs"].shape != (n, 2, rules.R):
+            raise ValueError(f"the frontier's arrays are not {n} PBSs of {rules.R} rolls")
+        node, last_bid = arrays["node"], arrays["last_bid"]
+        if (node < 0).any() or (node >= 1 << rules.B).any() or (last_bid != highbit(node)).any() or (
+                arrays["mover"] != (rules.first + popcount(node)) % 2).any():
+            raise ValueError("the frontier's PBSs are not public nodes of this game with their last bids and movers")
+        if (arrays["beliefs"] < 0).any() or not np.allclose(arrays["beliefs"].sum(axis=2), 1.0):
+            raise ValueError("the frontier's beliefs are not probability vectors")
         self.learner.frontier = Sampled(arrays["node"], arrays["last_bid"], arrays["mover"], arrays["beliefs"])
 
 
@@ -989,7 +1042,7 @@ class Args:
     faces: int = 6  # faces of each die
     dice: str = "1"  # dice per player: one count for both ("2") or one each ("1,2")
     wild: str = "highest"  # none | highest | aces
-    minutes: float = 30.0  # wall-clock budget (total over resumes; evaluations included)
+    minutes: float = 30.0  # wall-clock budget (total over resumes; in-memory evaluations included, streamed ones not)
     steps: int = 0  # stop after this many PBSs solved in total (0: no limit)
     eval_every: int = 10  # iterations between exact evaluations
     games: int = 128  # games played per iteration to sample the PBSs (each public node visited is one)
@@ -1029,25 +1082,36 @@ def check(args: Args) -> Args:
     game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
     if args.depth > game.num_bids:
         raise ValueError(f"--depth must be at most the game's {game.num_bids} bids, got {args.depth}")
-    Rules(game)  # (a game of two players)
+    check_memory(args, Rules(game))  # (a game of two players)
     if not args.run_dir:
         args.run_dir = (f"runs/liars_dice_pbs_{args.faces}" + ("" if args.dice == "1" else "_" + "v".join(map(str, game.dice)))
                         + {"none": "", "highest": "_wild", "aces": "_aces"}[game.wild_rule])
     return args
 
 
-def agent_scores(scorer, agent: BeliefAgent) -> dict:
-    """The exact scores of ``agent`` by the trainers' scorer (:mod:`dice_envs.agents.liars_dice.training`):
-    on the whole public tree in memory, or streamed."""
-    from dice_envs.agents.learn.runs import jsonable
-    from dice_envs.agents.liars_dice.learned import evaluation_scores
-    from dice_envs.agents.liars_dice.streamed import streamed_evaluate
+def check_memory(args: Args, rules: Rules) -> None:
+    """Refuse (:class:`~dice_envs.core.resources.ResourceLimitError`, a ``ValueError`` naming the options and
+    the memory limit) options whose arrays would not fit in memory: the subgames ``--depth`` bids deep, the
+    PBSs of ``--games`` games an iteration, the ``--buffer`` rows, the networks of ``--hidden`` and
+    ``--value-hidden`` on a ``--minibatch``."""
+    from dice_envs.agents.liars_dice.learned import NETWORK_CHUNK, hidden_sizes
+    from dice_envs.core.resources import check_network
 
-    states = getattr(scorer, "states", None)
-    if states is not None:
-        return scorer.scores_table(agent(states.obs, states.mask))
-    return jsonable({**evaluation_scores(streamed_evaluate(scorer.game, agent)), "value_vs_equilibrium": None,
-                     "value_vs_equilibrium_as_first": None, "value_vs_equilibrium_as_second": None})
+    B, R, A = rules.B, rules.R, rules.A
+    size = subgame_size(B, -1, args.depth)
+    check_resources(f"--depth {args.depth} (subgames of up to {size:,} public nodes)", subgame_memory(rules, size))
+    pbs = args.games * (B + 1) + args.leaf_pbs  # a game visits at most B + 1 public nodes
+    leaves = math.comb(B, args.depth)  # at most, in one subgame; the beliefs there are kept for a group's PBSs
+    per_pbs = 16 * R + 4 * R * (B + 3 + 3 * R) + 8 * (2 * R + R * A)
+    check_resources(f"--games {args.games:,} with --depth {args.depth} and --groups {args.groups} (up to {pbs:,} "
+                    f"PBSs an iteration, subgames of up to {leaves:,} leaves)",
+                    pbs * per_pbs + -(-pbs // args.groups) * leaves * 8 * (2 * R + 1))
+    check_resources(f"--buffer {args.buffer:,} (the rows kept for each network)",
+                    2 * args.buffer * (4 * (2 * B + 6 + 5 * R) + 5 * (2 * R + A)))
+    rows = max(args.minibatch, NETWORK_CHUNK)
+    for name, inputs, outputs in (("hidden", B + 3 + 3 * R, A), ("value_hidden", B + 3 + 2 * R, 2 * R)):
+        check_network(f"--{name.replace('_', '-')} {getattr(args, name)} (on a --minibatch of {args.minibatch:,} "
+                      f"rows)", [inputs, *hidden_sizes(getattr(args, name)), outputs], rows)
 
 
 def measured_value_error(learner: BeliefLearner, count: int, rng: np.random.Generator) -> Optional[dict]:
@@ -1055,9 +1119,9 @@ def measured_value_error(learner: BeliefLearner, count: int, rng: np.random.Gene
     fits :data:`VALUE_ERROR_LIMIT`), with the CPU seconds it took; None if there is none."""
     rules = learner.rules
     pbs = learner.sample(rng)
-    size = np.array([exact_tree(rules, int(b)).size if rules.B - 1 - b <= 16 else VALUE_ERROR_LIMIT
-                     for b in pbs.last_bid])
-    fits = np.flatnonzero(size * rules.R * rules.A <= VALUE_ERROR_LIMIT)
+    fits = np.array([k for k, b in enumerate(pbs.last_bid.tolist())  # (Python integers: 2**59 nodes do not overflow)
+                     if subgame_size(rules.B, b, max(1, rules.B - 1 - b)) * rules.R * rules.A <= VALUE_ERROR_LIMIT],
+                    np.int64)
     if not len(fits) or not count:
         return None
     pick = rng.choice(fits, min(count, len(fits)), replace=False)
@@ -1075,12 +1139,10 @@ def target_of(game) -> float:
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.agents.learn.runs import (atomic_file, budget_spent, damaged, log, random_states,
-                                             restore_random_states, save_torch)
-    from dice_envs.agents.liars_dice.play_training import game_of
-    from dice_envs.agents.liars_dice.training import (SignalStop, checkpoint_blob, game_title, load_state_dicts,
-                                                      make_scorer, open_run, run_report, scalars, start_run_dir,
-                                                      write_outputs)
+    from dice_envs.agents.liars_dice.play_training import CHECKPOINT_SECONDS, game_of
+    from dice_envs.agents.liars_dice.training import (SignalStop, StreamedScorer, checkpoint_blob, game_title,
+                                                      load_state_dicts, make_scorer, open_run, run_report, scalars,
+                                                      start_run_dir, write_outputs)
 
     torch.set_num_threads(args.threads)
     game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
@@ -1121,6 +1183,9 @@ def train(args: Args) -> dict:
     def cpu_seconds() -> dict:
         return {**learner.seconds, "scoring": seconds["scoring"]}
 
+    streamed = isinstance(scorer, StreamedScorer)
+    saved = {"iterations": learner.iterations, "at": time.time()}
+
     def save(report: Optional[dict] = None):
         """The whole checkpoint, one file, replaced atomically."""
         st = {"steps": steps, "updates": learner.iterations, "elapsed": elapsed, "history": history,
@@ -1129,11 +1194,16 @@ def train(args: Args) -> dict:
             st["report"] = report
         with atomic_file(ckpt_path) as tmp:
             save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
+        saved["iterations"], saved["at"] = learner.iterations, time.time()
 
     def evaluate_now():
-        c0 = time.process_time()
-        scores = agent_scores(scorer, learner.agent())
+        if streamed and saved["iterations"] != learner.iterations:
+            save()  # the trained state first: a kill during the scoring (minutes) resumes here and owes only it
+        began, c0 = time.time(), time.process_time()
+        scores = scorer.scores_policy(learner.agent())
         seconds["scoring"] += time.process_time() - c0
+        if streamed:  # a streamed scoring (minutes) is not counted in the budget
+            clock["start"] += time.time() - began
         scores.update(steps=steps, updates=learner.iterations, minutes=elapsed / 60)
         history.append(scores)
         scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium")}, steps)
@@ -1143,29 +1213,35 @@ def train(args: Args) -> dict:
                   f"{scores['exploitability']:.5f}" + ("" if versus is None else f"  vs CFR+ {versus:+.5f}"))
         save()
 
-    start = time.time() - elapsed
+    def unevaluated():  # no evaluation is on the curve at the current step yet
+        return not history or history[-1]["steps"] != steps
+
+    clock = {"start": time.time() - elapsed}
     start_steps = steps
     t0 = time.time()
     with SignalStop() as stop:
         try:
-            if not history:
+            owed = learner.iterations % args.eval_every == 0 and unevaluated()
+            if owed and (learner.iterations or not streamed):  # the first (streamed: at --eval-every), or one owed
                 evaluate_now()
             while not stop.flag and not budget_spent(args, steps, elapsed):
                 solved, losses = learner.iterate(rng)
                 if not all(np.isfinite(v) for v in losses.values()) or not all(
                         bool(torch.isfinite(p).all()) for net in learner.networks() for p in net.parameters()):
                     raise ValueError(f"training diverged at iteration {learner.iterations}: losses {losses} (a rate "
-                                     f"too large?); the last checkpoint is kept; try smaller rates with another "
-                                     f"--run-dir")
+                                     f"too large?); the checkpoint at iteration {saved['iterations']} is kept; try "
+                                     f"smaller rates with another --run-dir")
                 steps += solved
-                elapsed = time.time() - start
+                elapsed = time.time() - clock["start"]
                 scalars(writer, "train", dict(losses, pbs=solved), steps)
                 if learner.iterations % args.eval_every == 0:
                     evaluate_now()
+                elif time.time() - saved["at"] >= CHECKPOINT_SECONDS:
+                    save()  # not evaluated: a kill between rare (streamed) evaluations loses minutes, not the run
             interrupted = stop.flag and not budget_spent(args, steps, elapsed)
             if interrupted:
-                save()
-            elif history[-1]["steps"] != steps:
+                save()  # the exact state at this iteration, not evaluated: the curve stays an uninterrupted run's
+            elif unevaluated():
                 evaluate_now()
         finally:
             writer.close()
@@ -1175,8 +1251,11 @@ def train(args: Args) -> dict:
               f"from it", file=sys.stderr)
     else:
         save_belief_model(model_path, learner.rules, learner.policy)
-    final = history[-1]
-    best = min(history, key=lambda h: h["exploitability"])
+    # a streamed run interrupted before its first scoring has no evaluation: its report says None
+    unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
+                              "value_vs_equilibrium_as_second"))
+    final = history[-1] if history else unscored
+    best = min(history, key=lambda h: h["exploitability"]) if history else unscored
     value_measured = None if interrupted else measured_value_error(  # (a generator of its own: resumes stay exact)
         learner, args.value_error_pbs, np.random.default_rng([args.seed, learner.iterations]))
     result = run_report(

@@ -32,7 +32,7 @@ import numpy as np
 from dice_envs.core.dice import roll_counts
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["Hands", "PolicyWithBeliefs", "belief_features", "beliefs_at", "public_nodes"]
+__all__ = ["Hands", "PolicyWithBeliefs", "belief_features", "beliefs_at", "highbit", "popcount", "public_nodes"]
 
 #: ``policy(observations, masks, features) -> (n, A) probabilities``: a policy that takes the
 #: ranges (:func:`belief_features`) as inputs
@@ -109,7 +109,7 @@ def public_nodes(game: LiarsDiceGame, observations: np.ndarray) -> np.ndarray:
     return bits.astype(np.int64) @ (np.int64(1) << np.arange(game.num_bids, dtype=np.int64))
 
 
-def _highbit(nodes: np.ndarray) -> np.ndarray:
+def highbit(nodes: np.ndarray) -> np.ndarray:
     """The highest set bit of each node (the last bid made; -1 at the root)."""
     out = np.full(nodes.shape, -1, np.int64)
     rest = nodes.copy()
@@ -121,7 +121,8 @@ def _highbit(nodes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _popcount(nodes: np.ndarray) -> np.ndarray:
+def popcount(nodes: np.ndarray) -> np.ndarray:
+    """The number of set bits of each node (the bids made)."""
     out = np.zeros(nodes.shape, np.int64)
     rest = nodes.copy()
     while rest.any():
@@ -140,7 +141,7 @@ def _decisions_at(game: LiarsDiceGame, nodes: np.ndarray, mover: np.ndarray):
     obs[:, lo:lo + g.num_bids] = (nodes[:, None] >> np.arange(g.num_bids)) & 1
     obs[:, g.prefix_size:] = g.dice
     mask = np.zeros((n, g.num_actions), bool)
-    mask[:, :g.num_bids] = np.arange(g.num_bids) > _highbit(nodes)[:, None]
+    mask[:, :g.num_bids] = np.arange(g.num_bids) > highbit(nodes)[:, None]
     mask[:, g.call_action] = nodes > 0
     return obs, mask
 
@@ -161,11 +162,11 @@ def beliefs_at(hands: Hands, policy: PolicyWithBeliefs, observations: np.ndarray
     while len(frontier):
         on_the_way.append(frontier)
         frontier = frontier[frontier > 0]
-        frontier = np.unique(frontier & ~(np.int64(1) << _highbit(frontier)))
+        frontier = np.unique(frontier & ~(np.int64(1) << highbit(frontier)))
     visited = np.unique(np.concatenate(on_the_way))
-    depth = _popcount(visited)
+    depth = popcount(visited)
     mover = (depth + game.starting_player) % 2
-    bid = _highbit(visited)
+    bid = highbit(visited)
     parent = np.searchsorted(visited, visited & ~(np.int64(1) << np.maximum(bid, 0)))  # (the root: itself)
     log_beliefs = hands.prior(len(visited))
     for d in range(int(depth.max())):

@@ -11,10 +11,13 @@
   round, two six-sided dice each included.
 * :func:`score_match`, the whole game of losing dice: the exact exploitability of a whole-game policy,
   from its round games (:func:`dice_envs.agents.liars_dice.match_solver.match_exploitability`).
+* :func:`load_agent`, the ``model.pt`` of any of the room's learners as an agent over observations
+  (what ``dice-envs evaluate liars-dice MODEL.pt`` reads).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Optional, Tuple
 
 import numpy as np
@@ -28,8 +31,16 @@ from dice_envs.agents.evaluate.report import (
     random_agent,
     report,
 )
+from dice_envs.agents.liars_dice.belief_learner import MODEL_KIND, BeliefAgent, belief_agent
 from dice_envs.agents.liars_dice.cli import AGAINST
-from dice_envs.agents.liars_dice.learned import InfoStates, LiarsDiceNetworkAgent, equilibrium_if_cheap, exact_scores
+from dice_envs.agents.liars_dice.learned import (
+    InfoStates,
+    LiarsDiceNetworkAgent,
+    equilibrium_if_cheap,
+    exact_scores,
+    model_from,
+    read_model,
+)
 from dice_envs.agents.liars_dice.match_solver import match_exploitability
 from dice_envs.agents.liars_dice.solver import PublicTree
 from dice_envs.agents.liars_dice.streamed import fits_in_memory, streamed_evaluate
@@ -39,7 +50,7 @@ from dice_envs.core.validation import check_choice
 from dice_envs.games.liars_dice.named import name_of
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, check_wild
 
-__all__ = ["score_round", "score_match", "uniform_play_best_responses"]
+__all__ = ["score_round", "score_match", "uniform_play_best_responses", "load_agent"]
 
 
 def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, against: str = "best-response",
@@ -145,20 +156,37 @@ def uniform_play_best_responses(game: LiarsDiceGame) -> Tuple[float, float]:
     return values[0], values[1]
 
 
+def load_agent(path) -> Agent:
+    """The ``model.pt`` of any Liar's Dice learner of ``dice-envs train liars-dice`` as an agent over
+    observations, by what the file holds: the ``pbs`` learner's policy network (its ``kind``,
+    :class:`~dice_envs.agents.liars_dice.belief_learner.BeliefAgent`), or a network over observations
+    or a table (:class:`~dice_envs.agents.liars_dice.learned.LiarsDiceNetworkAgent`).  Read once, with
+    ``torch.load(weights_only=True)`` (:func:`~dice_envs.agents.liars_dice.learned.read_model`).
+
+    Raises:
+        ValueError: naming the file, if it is none of these."""
+    blob = read_model(path)
+    if blob.get("kind") == MODEL_KIND:
+        return belief_agent(blob, path)
+    return LiarsDiceNetworkAgent(model_from(blob, path), os.path.basename(path))
+
+
 def _round_game(spec, asked: dict) -> LiarsDiceGame:
     """The game to score ``spec`` in: the settings asked for, which must agree with the game a model
     records it was trained on, and the recorded ones for those not asked."""
     recorded: dict = {}
+    trained = spec.learned.game if isinstance(spec, LiarsDiceNetworkAgent) else spec.game if isinstance(
+        spec, BeliefAgent) else None  # (the game a model of the room's learners was trained on)
     if isinstance(spec, Agent):
-        recorded = spec.learned.game.config() if isinstance(spec, LiarsDiceNetworkAgent) else spec.info
+        recorded = trained.config() if trained is not None else spec.info
     same = {"faces": lambda a, b: a == b, "wild": lambda a, b: check_wild(a) == check_wild(b),
             "dice_per_player": lambda a, b: LiarsDiceGame(dice_per_player=a).dice == LiarsDiceGame(dice_per_player=b).dice}
     for key, value in asked.items():
         if value is not None and key in recorded and not same[key](value, recorded[key]):
             raise ValueError(f"--{key.replace('_per_player', '')} {value} does not match the game {spec.name} was "
                              f"trained on ({ {k: recorded[k] for k in asked if k in recorded} })")
-    if isinstance(spec, LiarsDiceNetworkAgent):  # kind "torch"
-        return spec.learned.game
+    if trained is not None:
+        return trained
     chosen = {key: asked[key] if asked[key] is not None else recorded.get(key) for key in asked}
     return LiarsDiceGame(faces=6 if chosen["faces"] is None else chosen["faces"],
                          dice_per_player=1 if chosen["dice_per_player"] is None else chosen["dice_per_player"],

@@ -423,16 +423,25 @@ def load_model(path):
     zip declares are checked first (:func:`dice_envs.core.resources.check_archive`).
 
     Raises:
-        ValueError: naming the file, if it is not such a model or declares more than it can hold."""
-    import torch
+        ValueError: naming the file, if it is not such a model (a model of a ``kind`` of its own, the ``pbs``
+            learner's, is refused: :func:`dice_envs.agents.liars_dice.evaluation.load_agent` reads every
+            learner's) or declares more than it can hold."""
+    return model_from(read_model(path), path)
 
-    from dice_envs.core.resources import ResourceLimitError, check_archive, check_network
+
+def model_from(blob: dict, path):
+    """:func:`load_model`'s policy from the contents ``blob`` of the ``model.pt`` ``path``
+    (:func:`read_model` reads them).
+
+    Raises:
+        ValueError: naming the file, as :func:`load_model`."""
+    from dice_envs.core.resources import ResourceLimitError, check_network
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-    if os.path.isfile(path) and zipfile.is_zipfile(path):  # torch's format: its declared sizes, before torch inflates it
-        check_archive(f"model file {os.fspath(path)!r}", path)
+    if "kind" in blob:
+        raise ValueError(f"{os.fspath(path)!r} holds a model of kind {blob['kind']!r}, not a network over observations "
+                         f"or a table")
     try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
         game = LiarsDiceGame(**blob["game"])
         if "table" in blob:
             return TabularLiarsDicePolicy(game, blob["table"].numpy())
@@ -449,10 +458,45 @@ def load_model(path):
         raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
                          f"dice-envs train liars-dice ({type(err).__name__}: "
                          f"{str(err)[:200]})") from None
+    check_finite(net, path)
+    return LearnedLiarsDicePolicy(game, net, beliefs)
+
+
+def read_model(path) -> dict:
+    """The contents of a ``model.pt`` of ``dice-envs train liars-dice``, read with
+    ``torch.load(weights_only=True)`` (a crafted pickle cannot run code) after the sizes its zip
+    declares are checked (:func:`dice_envs.core.resources.check_archive`): what :func:`load_model`
+    and the ``pbs`` learner's loader build their policies from (a ``kind`` key names the ``pbs``
+    learner's).
+
+    Raises:
+        ValueError: naming the file, if torch cannot read it as a dict of tensors and plain data, or
+            it declares more than it can hold."""
+    import torch
+
+    from dice_envs.core.resources import check_archive
+
+    if os.path.isfile(path) and zipfile.is_zipfile(path):  # torch's format: its declared sizes, before torch inflates it
+        check_archive(f"model file {os.fspath(path)!r}", path)
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        if not isinstance(blob, dict):
+            raise TypeError(f"it holds a {type(blob).__name__}, not a dict")
+    except Exception as err:  # not a torch file, a crafted pickle
+        raise ValueError(f"{os.fspath(path)!r} is not a Liar's Dice model saved by "
+                         f"dice-envs train liars-dice ({type(err).__name__}: "
+                         f"{str(err)[:200]})") from None
+    return blob
+
+
+def check_finite(net, path) -> None:
+    """``ValueError`` naming the file ``path`` and the parameter, if ``net`` (loaded from it) holds NaN or an
+    infinity."""
+    import torch
+
     for name, tensor in net.state_dict().items():
         if not torch.isfinite(tensor).all():
             raise ValueError(f"{os.fspath(path)!r}: parameter {name!r} holds non-finite numbers (NaN or inf)")
-    return LearnedLiarsDicePolicy(game, net, beliefs)
 
 
 def belief_inputs(game) -> int:
@@ -556,6 +600,7 @@ class LiarsDiceNetworkAgent(Agent):
 
 
 def load_agent(path: str) -> LiarsDiceNetworkAgent:
-    """The model file ``path`` (``.pt``, as the Liar's Dice learners save) as an agent over observations
-    (``dice-envs evaluate liars-dice MODEL.pt``; :func:`dice_envs.agents.evaluate.observation_agents.load_agent`)."""
+    """The model file ``path`` (``.pt``, a network over observations or a table, :func:`load_model`) as an agent
+    over observations (:func:`dice_envs.agents.liars_dice.evaluation.load_agent`, what ``dice-envs evaluate
+    liars-dice MODEL.pt`` reads, also reads the ``pbs`` learner's)."""
     return LiarsDiceNetworkAgent(load_model(path), os.path.basename(path))

@@ -232,6 +232,11 @@ class ExactScorer:
 
         return jsonable(exact_scores(self.tree, self.states.to_tree_policy(probs), self.eq.policy))
 
+    def scores_policy(self, policy) -> dict:
+        """:meth:`scores` of ``policy``, a function ``(observations, masks) -> probabilities`` (an agent over
+        observations)."""
+        return self.scores_table(policy(self.states.obs, self.states.mask))
+
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``
         (ESCHER's :meth:`~dice_envs.agents.liars_dice.escher.Escher.current_policy`)."""
@@ -257,10 +262,17 @@ class StreamedScorer:
     def scores(self, net, beliefs: bool = False) -> dict:
         """Exploitability, NashConv, self-play value and the values against a best response (``beliefs``:
         as :meth:`ExactScorer.scores`)."""
-        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, evaluation_scores
+        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
+
+        return self.scores_policy(LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities)
+
+    def scores_policy(self, policy) -> dict:
+        """:meth:`scores` of ``policy``, a function ``(observations, masks) -> probabilities`` (an agent over
+        observations)."""
+        from dice_envs.agents.liars_dice.learned import evaluation_scores
         from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 
-        ev = streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities)
+        ev = streamed_evaluate(self.game, policy)
         return jsonable({**evaluation_scores(ev), "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
                          "value_vs_equilibrium_as_second": None})
 
