@@ -44,25 +44,30 @@ def assert_rows_equal(actual: np.ndarray, expected: np.ndarray, cores, what: str
                          f"core state {cores[bad]!r}")
 
 
-def core_views(cores, players: int):
-    """Every seat's rules-core observation in every game: ``(players, n) + shape``."""
-    return np.stack([np.stack([core.observation(p) for core in cores]) for p in range(players)])
+def core_views(cores, players: int, rows=None):
+    """Every seat's rules-core observation in every game (or in games ``rows``): ``(n, players) + shape``."""
+    rows = range(len(cores)) if rows is None else rows
+    return np.stack([np.stack([cores[k].observation(p) for p in range(players)]) for k in rows])
 
 
 def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, hold_bias: float = 0.5):
-    """Play random games in ``batch`` and in the rules core side by side; assert they agree."""
+    """Play random games in ``batch`` and in the rules core side by side; assert they agree.
+
+    Each rules-core state's observations are computed once: those after a step are the next
+    step's, except in the games dealt again."""
     game = batch.game
     n, players = batch.num_envs, game.num_players
     rng = np.random.default_rng(seed)
     choose = np.random.default_rng(seed + 1)
     batch.reset(rng)
     cores = [start(game, batch, k) for k in range(n)]
+    expected_views = core_views(cores, players)  # (n, players) + shape, of the states in ``cores``
     done_steps = finished = illegal_games = 0
     while done_steps < agent_steps:
         assert_rows_equal(batch.current_player(), np.array([c.current_player for c in cores]), cores, "current player")
         assert_rows_equal(batch.action_mask(), np.stack([c.action_mask() for c in cores]), cores, "action mask")
         views = np.stack([batch.observe(p) for p in range(players)])
-        assert_rows_equal(views.swapaxes(0, 1), core_views(cores, players).swapaxes(0, 1), cores, "observation")
+        assert_rows_equal(views.swapaxes(0, 1), expected_views, cores, "observation")
         actions = np.empty(n, np.int64)
         for k, core in enumerate(cores):
             legal = core.legal_actions()
@@ -91,14 +96,19 @@ def drive(batch, agent_steps: int, seed: int = 0, illegal_rate: float = 0.05, ho
             legal_rows.append(k)
         assert_rows_equal(rewards, expected_rewards, cores, "reward")
         assert_rows_equal(terminated, expected_terminated, cores, "termination")
+        legal = np.array(legal_rows, np.intp)
+        if len(legal):
+            expected_views[legal] = core_views(cores, players, legal)
         after = np.stack([batch.observe(p) for p in range(players)]).swapaxes(0, 1)
-        assert_rows_equal(after, core_views(cores, players).swapaxes(0, 1), cores, "observation after the step",
-                          rows=np.array(legal_rows, np.intp))
+        assert_rows_equal(after, expected_views, cores, "observation after the step", rows=legal)
         assert (batch.current_player()[terminated] == -2).all()
         finished += int(terminated.sum())
         batch.reset(rng, where=terminated)
-        for k in np.flatnonzero(terminated):
+        dealt = np.flatnonzero(terminated)
+        for k in dealt:
             cores[k] = start(game, batch, k)
+        if len(dealt):
+            expected_views[dealt] = core_views(cores, players, dealt)
         done_steps += n
     return finished, illegal_games
 
@@ -119,7 +129,6 @@ def chi_square(observed: Counter, exact) -> float:
 
 def outcomes_after_roll(batch, state, draws: int, seed: int) -> Counter:
     """Load ``state`` into every game, roll, and count the chance outcomes drawn."""
-    batch.load_states([state] * batch.num_envs)
     counts = Counter()
     rng = np.random.default_rng(seed)
     for _ in range(draws // batch.num_envs):

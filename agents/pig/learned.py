@@ -75,9 +75,16 @@ def observation_kind(high, game: PigGame) -> Optional[str]:
     return None
 
 
-@lru_cache(maxsize=8)
 def reference_differences(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Dict[str, float]:
     """Exact Differences of the hold-at rules of :data:`REFERENCE_HOLD_AT` against optimal play."""
+    game = PigGame(goal, die)
+    return _reference_differences(game.goal, game.die)
+
+
+@lru_cache(maxsize=8)
+def _reference_differences(goal: int, die: Die) -> Dict[str, float]:
+    """:func:`reference_differences`, cached by the goal and the die itself (the default die and
+    ``None`` share one)."""
     optimal = solved(goal, die).as_policy()
     return {f"hold_at_{n}": pig_solver.head_to_head(pig_solver.hold_at(n), optimal, goal, die).difference
             for n in REFERENCE_HOLD_AT}

@@ -230,9 +230,15 @@ def solve(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
     return _solve_grid(int(goal), die, None)
 
 
-@lru_cache(maxsize=8)
 def solved(goal: int = DEFAULT_GOAL, die: Optional[Die] = None) -> Solution:
     """:func:`solve`, cached for the process (the opponents and the exact scorers share it)."""
+    return _solved(int(goal), _check(goal, die))
+
+
+@lru_cache(maxsize=8)
+def _solved(goal: int, die: Die) -> Solution:
+    """:func:`solved`'s cache, by the goal and the die itself (``solved(100)`` and ``solved(100, FAIR_D6)``
+    share one)."""
     return solve(goal, die)
 
 

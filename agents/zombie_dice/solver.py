@@ -286,9 +286,15 @@ def _enumerate(variant: str):
 TURN_MODEL_BYTES = {"official": 128 * 2**20, "all_yellow": 32 * 2**20}
 
 
-@lru_cache(maxsize=4)
 def dice_chain(variant: str = VARIANT) -> DiceChain:
     """The :class:`DiceChain` of ``variant`` (cached for the process; about 5 seconds to build)."""
+    return _built_dice_chain(variant)
+
+
+@lru_cache(maxsize=4)
+def _built_dice_chain(variant: str) -> DiceChain:
+    """:func:`dice_chain`'s build, cached by the variant's name (``dice_chain()`` and
+    ``dice_chain("official")`` share one)."""
     t0 = time.perf_counter()
     game, order, transitions = _enumerate(variant)
     n = len(order)

@@ -1,10 +1,10 @@
 """experiments/rescore_models.py: the committed models re-score, through ``dice-envs evaluate``, to
 the figures their documentation gives.
 
-The suite runs the default set (Pig, All Yellow Zombie Dice, the one-die Liar's Dice models, one die
-against two); the full Zombie Dice models and the Liar's Dice models for two dice against one and two
-each take minutes to an hour and are re-scored by the script itself (``--zombie-dice``, ``--2v1``,
-``--2v2``)."""
+The suite runs the default set (Pig, All Yellow Zombie Dice, the one-die-each Liar's Dice models); the
+full Zombie Dice models and the Liar's Dice models for unequal dice and for two dice each take from a third
+of a minute to an hour each and are re-scored by the script itself (``--zombie-dice``, ``--1v2``,
+``--2v1``, ``--2v2``)."""
 
 import pytest
 

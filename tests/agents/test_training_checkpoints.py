@@ -43,7 +43,7 @@ def call(script, capsys, argv):
 
 TINY = ["--n-envs", "2", "--n-steps", "64", "--minibatch", "64", "--epochs", "1", "--pool-size", "2",
         "--minutes", "0", "--quiet", "--no-plot"]
-AYZD = ["--goal", "6", *TINY, "--eval-every", "128"]  # AYZD to 6 points: a curve that moves, evaluated in 0.3 s
+AYZD = ["--goal", "3", *TINY, "--eval-every", "128"]  # AYZD to 3 points: a curve that moves, evaluated in 0.1 s
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,12 @@ def jeopardy_snapshot(run: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def jeopardy_reference(jt, tmp_path_factory):
-    """Uninterrupted AYZD runs of 512 steps, with the default decaying learning rate and with a constant one."""
+    """Uninterrupted AYZD runs of 384 steps, with the default decaying learning rate and with a constant one."""
     script = sys.modules["train_ayzd"]
     out = {}
     for name, extra in (("decay", []), ("constant", ["--lr-floor", "1"])):
         run = tmp_path_factory.mktemp("reference") / name
-        assert script.main(["--run-dir", str(run), "--steps", "512", *AYZD, *extra]) == 0
+        assert script.main(["--run-dir", str(run), "--steps", "384", *AYZD, *extra]) == 0
         out[name] = jeopardy_snapshot(run)
     return out
 
@@ -82,12 +82,12 @@ def jeopardy_reference(jt, tmp_path_factory):
 @pytest.mark.parametrize("how", ["killed after a checkpoint", "killed while writing a checkpoint", "ctrl-c",
                                  "extended with --steps"])
 def test_jeopardy_resume_is_exact(jt, jeopardy_reference, tmp_path, capsys, monkeypatch, how):
-    """Run 512 steps, evaluating every 128, interrupted around 256 and resumed: the same
+    """Run 384 steps, evaluating every 128, interrupted around 256 and resumed: the same
     Differences at the same steps, the same network, optimiser, pool and generator states
     as the uninterrupted run.  The env deals fresh games at every evaluation, in both."""
     script = sys.modules["train_ayzd"]
     run = tmp_path / "run"
-    argv = ["--run-dir", str(run), "--steps", "512", *AYZD]
+    argv = ["--run-dir", str(run), "--steps", "384", *AYZD]
     reference = jeopardy_reference["decay"]
     if how.startswith("killed"):
         real = jt.atomic_write_text
@@ -131,7 +131,7 @@ def test_jeopardy_resume_is_exact(jt, jeopardy_reference, tmp_path, capsys, monk
     assert resumed["curve"] == reference["curve"]
     assert_same(resumed, reference)
     assert not list((run / "checkpoint").glob("*.tmp*"))
-    assert sorted(p.name for p in (run / "checkpoint").iterdir()) == ["model-0000000512.zip", "pool-0000000512.npz",
+    assert sorted(p.name for p in (run / "checkpoint").iterdir()) == ["model-0000000384.zip", "pool-0000000384.npz",
                                                                      "state.json"]
 
 
@@ -155,7 +155,7 @@ def test_jeopardy_sigterm_stops_as_ctrl_c_and_reaches_what_runs_it(jt, tmp_path,
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
     try:
         code, report, err = call(sys.modules["train_ayzd"], capsys,
-                                 ["--run-dir", str(tmp_path / "run"), "--steps", "512", *AYZD])
+                                 ["--run-dir", str(tmp_path / "run"), "--steps", "384", *AYZD])
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert code == 130 and report["interrupted"] and report["steps"] == 256 and seen == [signal.SIGTERM]

@@ -206,9 +206,9 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DICE_ENVS_CACHE", str(tmp_path / "cache"))
     script = load_script()
     run_dir = tmp_path / "run"
-    code, first = run(script, capsys, "--run-dir", str(run_dir), "--steps", "60", "--eval-every", "30")
-    assert code == 0 and first["steps"] == 60
-    assert [h["steps"] for h in first["curve"]] == [0, 30, 60]
+    code, first = run(script, capsys, "--run-dir", str(run_dir), "--steps", "10", "--eval-every", "5")
+    assert code == 0 and first["steps"] == 10
+    assert [h["steps"] for h in first["curve"]] == [0, 5, 10]
     assert first["exploitability"] < first["curve"][0]["exploitability"]
     assert 0 < first["cfr_plus_exploitability"] <= 1e-4
     for name in ("model.pt", "checkpoint.pt", "curve.json", "exploitability.png"):
@@ -220,12 +220,12 @@ def test_train_smoke_resume_and_evaluate(tmp_path, capsys, monkeypatch):
     assert blob["format"] == 3 and json.loads(blob["state"])["report"] == first
 
     # The finished run, rerun: its report again, no training.
-    assert run(script, capsys, "--run-dir", str(run_dir), "--steps", "60", "--eval-every", "30") == (0, first)
+    assert run(script, capsys, "--run-dir", str(run_dir), "--steps", "10", "--eval-every", "5") == (0, first)
 
     # A rerun with a larger budget resumes from the checkpoint and continues the curve.
-    code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "90", "--eval-every", "30")
-    assert code == 0 and second["steps"] == 90
-    assert second["curve"][:3] == first["curve"] and second["curve"][3]["steps"] == 90
+    code, second = run(script, capsys, "--run-dir", str(run_dir), "--steps", "15", "--eval-every", "5")
+    assert code == 0 and second["steps"] == 15
+    assert second["curve"][:3] == first["curve"] and second["curve"][3]["steps"] == 15
 
     # The saved model scores the same through `dice-envs evaluate liars-dice`.
     assert cli_main(["evaluate", "liars-dice", str(run_dir / "model.pt"), "--faces", "4", "--against", "equilibrium",

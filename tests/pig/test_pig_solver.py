@@ -124,6 +124,16 @@ def test_loaded_dice_change_the_game_as_they_must():
     assert heavy_one.hold_at()[0, 0] < fair.hold_at()[0, 0]
 
 
+def test_the_process_caches_are_shared_by_every_spelling_of_the_default_die():
+    """``solved`` and the hold-at references are kept once a process: asked with the default die
+    left out, given as None or given as the fair d6 (the scorers and the trainers spell it differently)."""
+    from dice_envs.agents.pig.learned import reference_differences
+
+    assert pig.solved(12) is pig.solved(12, None) is pig.solved(12, pig.FAIR_D6) is pig.solved(goal=12, die=d(6))
+    assert reference_differences(12) is reference_differences(12, d(6))
+    assert pig.solved(12, d(6).loaded(1, 2)) is not pig.solved(12)
+
+
 def test_policy_table_and_hold_at():
     table = pig.policy_table(pig.hold_at(3), 10)
     assert table.shape == (11, 11, 11)
