@@ -98,29 +98,31 @@ def snapshot(run: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def runs(lp, tmp_path_factory):
-    """One short run of each method (3 faces, 60 updates of 256 games, seed 0)."""
+    """One short run of each method (3 faces, about 30 updates of 256 games, seed 0; ESCHER 60, for its
+    current policy to be clearly better than uniform play)."""
     out = {}
     for name, options in (("mmd", [*MMD, "--no-average"]), ("ppo", ["--method", "ppo", *NETWORK]),
                           ("mmd_average", [*MMD, *AVERAGE]), ("mccfr", ["--method", "mccfr"]), ("escher", ESCHER),
                           ("ppo_gae", PPO_GAE)):
         run = tmp_path_factory.mktemp(name) / "run"
-        code = lp.main([*options, "--run-dir", str(run), "--steps", "60000", "--eval-every", "20", *TINY])
+        steps = "60000" if name == "escher" else "30000"
+        code = lp.main([*options, "--run-dir", str(run), "--steps", steps, "--eval-every", "20", *TINY])
         assert code == 0
         out[name] = run
     return out
 
 
-@pytest.mark.parametrize("run,below", [("mmd", 0.3), ("ppo", 0.35), ("mmd_average", 0.35), ("mccfr", 0.1),
-                                       ("escher", 0.45), ("ppo_gae", 0.5)])
+@pytest.mark.parametrize("run,below", [("mmd", 0.33), ("ppo", 0.3), ("mmd_average", 0.46), ("mccfr", 0.2),
+                                       ("escher", 0.45), ("ppo_gae", 0.57)])
 def test_a_short_run_lowers_the_exploitability(runs, run, below):
-    """Uniform play is exploitable by 0.72 on 3 faces; measured after about 60,000 agent
-    steps (seed 0): mmd 0.19, ppo 0.23, the average network of mmd 0.25 (it trails the
-    policy early on, as an average does), mccfr's average
-    policy (tables) 0.042, escher's average network 0.31 (86 updates), PPO with GAE (the
-    field's settings, a larger rate) 0.43: its clip of 0.025 takes small steps."""
+    """Uniform play is exploitable by 0.72 on 3 faces; measured after about 30,000 agent
+    steps (seed 0): mmd 0.28, ppo 0.24, the average network of mmd 0.41 (it trails the
+    policy early on, as an average does), mccfr's average policy (tables) 0.14, escher's
+    average network after 60,000 steps 0.32, PPO with GAE (the field's settings, a larger rate)
+    0.52: its clip of 0.025 takes small steps."""
     report = json.loads((runs[run] / "curve.json").read_text())
     method = run.split("_")[0]
-    assert report["method"] == method and report["steps"] >= 60000
+    assert report["method"] == method and report["steps"] >= 30000
     first = report["curve"][0]["exploitability"]
     assert first == pytest.approx(0.7182, abs=1e-3)
     assert report["best_exploitability"] < below < first
@@ -271,7 +273,7 @@ def test_sigterm_stops_an_in_process_trainer_as_ctrl_c_and_reaches_what_runs_it(
 def test_finished_run_reports_again_and_refuses_other_options(lp, runs, capsys):
     run = runs["ppo"]
     first = json.loads((run / "curve.json").read_text())
-    argv = ["--method", "ppo", "--run-dir", str(run), "--steps", "60000", *TINY]
+    argv = ["--method", "ppo", "--run-dir", str(run), "--steps", "30000", *TINY]
     code, report, _ = call(lp, capsys, [*argv, "--eval-every", "1", "--threads", "2"])
     assert code == 0 and report == first
     for option in (["--entropy", "0.1"], ["--seed", "3"], ["--games", "128"]):
@@ -470,7 +472,7 @@ def test_an_old_checkpoint_resumes(lp, runs, tmp_path, capsys):
     del state["args"]["dice"], state["args"]["value_steps"], state["args"]["regret_steps"]
     blob["state"] = json.dumps(state)
     torch.save(blob, run / "checkpoint.pt")
-    argv = ["--method", "ppo", "--run-dir", str(run), "--steps", "60000", *TINY]
+    argv = ["--method", "ppo", "--run-dir", str(run), "--steps", "30000", *TINY]
     code, report, err = call(lp, capsys, argv)
     assert code == 0 and report["steps"] == state["steps"], err
     code, _, err = call(lp, capsys, [*argv, "--wild", "aces"])

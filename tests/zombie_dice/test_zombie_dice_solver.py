@@ -535,13 +535,14 @@ def test_shared_turns_change_nothing(tiny):
     assert 0 < shared.passes
 
 
-def test_the_optimum_is_the_same_under_the_rules_as_written(small):
+def test_the_optimum_is_the_same_under_the_rules_as_written(goal3):
     """A player 2 who could win by holding gains nothing by rolling on (every roll can bust), so
-    solving under the letter of the rules gives the same values."""
-    written = zds._run(small.goal, small.score_cap, None, keep=False, stop_when_won=False).start
-    assert np.array_equal(np.isnan(written), np.isnan(small.start))
-    played = ~np.isnan(small.start)
-    np.testing.assert_allclose(written[played], small.start[played], rtol=0, atol=1e-13)
+    solving under the letter of the rules gives the same values (goal 3, default cap: rolling on
+    may reach 38 brains past the goal)."""
+    written = zds._run(goal3.goal, goal3.score_cap, None, keep=False, stop_when_won=False).start
+    assert np.array_equal(np.isnan(written), np.isnan(goal3.start))
+    played = ~np.isnan(goal3.start)
+    np.testing.assert_allclose(written[played], goal3.start[played], rtol=0, atol=1e-13)
 
 
 def batched_play(solution, policy, stop_when_won: bool, games: int, seed: int) -> float:
