@@ -65,8 +65,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
     games, taus = args.game or ["LD1D6F", "LD1D6F-nowild"], args.tau or [0.1, 0.05, 0.02, 0.01]
-    if any(t <= 0 for t in taus) or args.eta <= 0:
-        parser.error("--tau and --eta must be positive")
+    if any(t <= 0 for t in taus) or args.eta <= 0 or args.tolerance <= 0 or args.max_steps < 1:
+        parser.error("--tau, --eta, --tolerance and --max-steps must be positive")
     rows = []
     for name in games:
         game = named_game(name).game()
