@@ -1140,9 +1140,9 @@ def train(args: Args) -> dict:
     import torch
 
     from dice_envs.agents.liars_dice.play_training import CHECKPOINT_SECONDS, game_of
-    from dice_envs.agents.liars_dice.training import (SignalStop, StreamedScorer, checkpoint_blob, game_title,
-                                                      load_state_dicts, make_scorer, open_run, run_report, scalars,
-                                                      start_run_dir, write_outputs)
+    from dice_envs.agents.liars_dice.training import (SignalStop, StreamedScorer, checkpoint_blob, final_and_best,
+                                                      game_title, load_state_dicts, make_scorer, open_run, run_report,
+                                                      scalars, start_run_dir, write_outputs)
 
     torch.set_num_threads(args.threads)
     game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
@@ -1251,11 +1251,7 @@ def train(args: Args) -> dict:
               f"from it", file=sys.stderr)
     else:
         save_belief_model(model_path, learner.rules, learner.policy)
-    # a streamed run interrupted before its first scoring has no evaluation: its report says None
-    unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
-                              "value_vs_equilibrium_as_second"))
-    final = history[-1] if history else unscored
-    best = min(history, key=lambda h: h["exploitability"]) if history else unscored
+    final, best = final_and_best(history)  # (None values where a streamed run was not yet scored)
     value_measured = None if interrupted else measured_value_error(  # (a generator of its own: resumes stay exact)
         learner, args.value_error_pbs, np.random.default_rng([args.seed, learner.iterations]))
     result = run_report(

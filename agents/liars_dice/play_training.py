@@ -121,6 +121,7 @@ from dice_envs.agents.liars_dice.training import (
     SignalStop,
     StreamedScorer,
     checkpoint_blob,
+    final_and_best,
     game_title,
     load_state_dicts,
     make_scorer,
@@ -617,11 +618,7 @@ def train(args: Args) -> dict:
     else:
         save_model(model_path, game, args.average_hidden if escher else args.hidden, scored,
                    activation="relu" if escher else args.activation, beliefs=bool(escher) and args.beliefs)
-    # a streamed run (scored only at its end) interrupted before that has no evaluation: its report says None
-    unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
-                              "value_vs_equilibrium_as_second"))
-    final = history[-1] if history else unscored
-    best = min(history, key=lambda h: h["exploitability"]) if history else unscored
+    final, best = final_and_best(history)  # (None values where a streamed run was not yet scored)
     description = (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
                    f"scored: the average policy") if cfr is not None else (
                    f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"

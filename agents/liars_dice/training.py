@@ -326,6 +326,17 @@ def curve(history: list) -> list:
             for h in history]
 
 
+def final_and_best(history: list) -> tuple:
+    """The last evaluation of a run's curve and its best (lowest exploitability); for a run with no
+    evaluation yet (a streamed run interrupted before its first scoring) both are the same entry of
+    ``None`` values, which its report then says."""
+    if not history:
+        unscored = dict.fromkeys(("steps", "exploitability", "value_vs_equilibrium", "value_vs_equilibrium_as_first",
+                                  "value_vs_equilibrium_as_second"))
+        return unscored, unscored
+    return history[-1], min(history, key=lambda h: h["exploitability"])
+
+
 def run_report(game, args, history: list, final: dict, scorer, *, steps: int, start_steps: int, elapsed: float,
                run_seconds: float, interrupted: bool, resumed: bool, model_path, describe: dict, counts: dict) -> dict:
     """The final report of a Liar's Dice training run (the last line of its output and ``curve.json``),
