@@ -468,9 +468,12 @@ ROUND = Evaluation(
     recorded_names=("liars-dice", "liars_dice"),
     own_agents="dice_envs.agents.liars_dice.openspiel_agents:own_agent")
 MATCH = Evaluation(
-    "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games", "random",
+    "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games",
+    "random; or one .pt model per round game the whole game reaches, joined by commas (2v2.pt,1v2.pt,1v1.pt: "
+    "each trained with the round's starter first, as --dice 1,2 for a round the one-die player starts)",
     "dice_envs.agents.liars_dice.evaluation:score_match", _match_options, read_options=_read_options, mixed=True,
-    recorded_names=("liars-dice-match", "liars_dice_match"))
+    recorded_names=("liars-dice-match", "liars_dice_match"),
+    own_agents="dice_envs.agents.liars_dice.evaluation:own_match_agent")
 
 #: How ``dice-envs evaluate`` scores the round's and the whole game's agents
 #: (:mod:`dice_envs.agents.liars_dice.evaluation`), as their :mod:`dice_envs.registry` entries name them.

@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import os
-from typing import Optional, Tuple
+from typing import Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -216,12 +216,82 @@ def _streamed(spec, game: LiarsDiceGame) -> dict:
                                 "over the public tree)")
 
 
+def _trained_game(agent) -> Optional[LiarsDiceGame]:
+    """The round game a model of the room's learners was trained on (``None`` for other agents)."""
+    if isinstance(agent, LiarsDiceNetworkAgent):
+        return agent.learned.game
+    return agent.game if isinstance(agent, BeliefAgent) else None
+
+
+def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
+    """What ``dice-envs evaluate liars-dice-match`` (and :func:`dice_envs.agents.scoring.score`) reads
+    as round agents, before the generic loaders: a whole-game agent
+    (:class:`~dice_envs.agents.liars_dice.match_agent.WholeGameAgent`) from model files joined by commas
+    (``"2v2.pt,1v2.pt,1v1.pt"``, each a ``model.pt`` of ``dice-envs train liars-dice``), or from a list
+    of agents and model files, or a mapping ``{(starter's dice, other's dice): agent}``.  ``None`` for
+    anything else.
+
+    The round of each model is the game it records; the whole game's faces and wild rule are the
+    models' (the settings, where given, must agree), its dice the settings' or else those of the
+    largest round given.
+
+    Raises:
+        ValueError: models of different faces or wild rules, two for one round, or a round of the
+            whole game without one (:class:`~dice_envs.agents.liars_dice.match_agent.WholeGameAgent`).
+    """
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+
+    if isinstance(spec, str) and "," in spec:
+        spec = [part.strip() for part in spec.split(",")]
+    if isinstance(spec, Mapping):
+        rounds = {tuple(key): value for key, value in spec.items()}
+    elif isinstance(spec, (list, tuple)) and spec and not isinstance(spec[0], int):
+        agents = [load_agent(item) if isinstance(item, (str, os.PathLike)) else item for item in spec]
+        rounds = {}
+        for agent in agents:
+            game = _trained_game(agent)
+            if game is None:
+                raise ValueError(f"agent {getattr(agent, 'name', agent)!r} does not record the round game it plays: "
+                                 f"give the round agents as a mapping {{(starter's dice, other's dice): agent}}")
+            if game.dice in rounds:
+                raise ValueError(f"two agents for the round {game.describe()}")
+            rounds[game.dice] = agent
+    else:
+        return None
+    games = {key: game for key, agent in rounds.items() if (game := _trained_game(agent)) is not None}
+    recorded = {(game.faces, game.wild_rule) for game in games.values()}
+    if len(recorded) > 1:
+        raise ValueError(f"the round agents were trained on games of different faces or wild rules: "
+                         f"{sorted(game.describe() for game in games.values())}")
+    faces, wild = next(iter(recorded)) if recorded else (None, None)
+    for option, given, own in (("faces", settings.get("faces"), faces), ("wild", settings.get("wild"), wild)):
+        if given is not None and own is not None and (check_wild(given) if option == "wild" else given) != own:
+            raise ValueError(f"--{option} {given} does not match the round agents' games ({own})")
+    dice = settings.get("dice_per_player")
+    match = LiarsDiceMatchGame(2, max(rounds, key=sum) if dice is None else dice,
+                               settings.get("faces") or faces or 6, settings.get("wild") or wild or "aces",
+                               settings.get("starting_player") or 0, settings.get("next_starter") or "loser")
+    return WholeGameAgent(match, rounds, games)
+
+
 def score_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, starting_player: int = 0,
                 next_starter: str = "loser") -> dict:
     """The whole game: the exact exploitability of ``spec`` (an agent or ``random``), from its
-    round games (two dice each, 6 faces, aces wild by default)."""
-    game = LiarsDiceMatchGame(2, 2 if dice_per_player is None else dice_per_player, 6 if faces is None else faces,
-                              "aces" if wild is None else wild, starting_player, next_starter)
+    round games (two dice each, 6 faces, aces wild by default; a whole-game agent made of round
+    agents plays its own whole game)."""
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+
+    if isinstance(spec, WholeGameAgent):
+        game = spec.match
+        asked = LiarsDiceMatchGame(2, game.dice if dice_per_player is None else dice_per_player,
+                                   game.faces if faces is None else faces, game.wild_rule if wild is None else wild,
+                                   starting_player, next_starter)
+        if asked.config() != game.config():
+            raise ValueError(f"the settings give {asked!r}, not the whole game the round agents were assembled "
+                             f"for, {game!r}")
+    else:
+        game = LiarsDiceMatchGame(2, 2 if dice_per_player is None else dice_per_player, 6 if faces is None else faces,
+                                  "aces" if wild is None else wild, starting_player, next_starter)
     if isinstance(spec, Agent):
         check_size(spec, int(game.observation_shape[0]), repr(game))
         agent = spec

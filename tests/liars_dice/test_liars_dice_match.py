@@ -321,3 +321,104 @@ def test_the_default_whole_game_is_symmetric_and_ships_its_equilibrium(tmp_path,
     with pytest.warns(DeprecationWarning, match="out of date"):
         old = gymnasium.make("dice_envs/LiarsDiceMatch-v0", opponent="random")
     assert (old.unwrapped.game.dice, old.unwrapped.game.faces) == ((2, 1), 6)
+
+
+# ---------------------------------------------------------------------------------------
+# a whole-game agent made of round agents
+
+
+WHOLE = {
+    "2v2 x3 aces": LiarsDiceMatchGame(dice_per_player=2, faces=3, wild="aces"),
+    "1v2 x2 highest, winner starts, 1 first": SMALL["1v2 x2 highest, winner starts, 1 first"],
+}
+
+
+def _round_agents(game):
+    from dice_envs.agents.liars_dice.match_agent import rounds_needed
+
+    return {key: hashed_agent for key in rounds_needed(game)}
+
+
+@pytest.mark.parametrize("name", list(WHOLE))
+def test_a_whole_game_agent_asks_the_round_s_agent_in_the_round_game(name):
+    """Along random whole games, the agent's probabilities are its round agent's in the round game
+    built afresh from the match state (the starter's dice first, the starter in seat 0), read
+    back as match actions; rounds started by either seat occur."""
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState
+
+    game = WHOLE[name]
+    agent = WholeGameAgent(game, _round_agents(game))
+    assert agent.observation_size == game.observation_shape[0]
+    rng = np.random.default_rng(3)
+    starters, rounds = set(), set()
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state = state.apply(state.sample_chance(rng))
+                continue
+            mover, inner = state.current_player, state.round
+            s = inner.game.starting_player
+            key = (len(inner.rolls[s]), len(inner.rolls[1 - s]))
+            round_game = LiarsDiceGame(2, key, game.faces, game.wild_rule)
+            alone = LiarsDiceState(round_game, (inner.rolls[s], inner.rolls[1 - s]), inner.bids, False)
+            assert alone.current_player == (mover - s) % 2
+            expected = hashed_agent(alone.observation(alone.current_player)[None],
+                                    alone.action_mask().astype(bool)[None])[0]
+            got = agent(state.observation(mover)[None], state.action_mask().astype(bool)[None])[0]
+            np.testing.assert_allclose(got[: round_game.num_bids], expected[: round_game.num_bids], atol=1e-12)
+            assert got[game.call_action] == pytest.approx(expected[round_game.call_action], abs=1e-12)
+            assert got.sum() == pytest.approx(1.0)
+            starters.add(s)
+            rounds.add(key)
+            state = state.apply(int(rng.choice(state.legal_actions(), p=got[list(state.legal_actions())])))
+    assert starters == {0, 1} and rounds == set(agent.rounds)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_a_whole_game_agent_is_scored_as_the_explicit_tree_says(name):
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+
+    game = SMALL[name]
+    agent = WholeGameAgent(game, _round_agents(game))
+    tree = build_tree(game)
+    policy = _policy_of(agent, game)
+    ours = match_exploitability(game, agent)
+    for q in (0, 1):
+        assert ours["best_response"][q] == pytest.approx(generic.best_response(tree, policy, q)[0], abs=1e-12)
+
+
+def test_the_round_equilibria_saved_as_models_score_as_the_whole_game_s_equilibrium(tmp_path):
+    """Each round's equilibrium (shipped with the package) saved as a model file; the files joined
+    by commas are scored by ``dice-envs evaluate liars-dice-match`` as one whole-game agent, whose
+    value is the whole game's and whose exploitability is within the rounds' solving error."""
+    from dice_envs.agents.cli import main
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.match_agent import rounds_needed
+    from dice_envs.agents.liars_dice.solver import PublicTree, solve
+    from dice_envs.agents.liars_dice.training import save_table_model
+    from dice_envs.agents.scoring import score
+
+    game = WHOLE["2v2 x3 aces"]
+    files = []
+    for key, round_game in rounds_needed(game).items():
+        assert key in {(2, 2), (1, 2), (1, 1)}
+        policy = solve(round_game).policy
+        table = InfoStates(PublicTree(round_game)).to_action_table(policy.edge, policy.call)
+        files.append(tmp_path / f"{key[0]}v{key[1]}.pt")
+        save_table_model(files[-1], round_game, table)
+    spec = ",".join(map(str, files))
+    result = score("liars-dice-match", spec, dice_per_player=2, faces=3)
+    solution = solve_match(game)
+    assert result["exploitability"] <= solution.error_bound < 1e-3
+    assert result["details"]["reference_exploitability"]["random"] > 0.3
+    assert result["details"]["value_self_play_player_0"] == pytest.approx(solution.value, abs=solution.error_bound)
+    assert result["config"] == game.config()
+    assert main(["evaluate", "liars-dice-match", spec, "--json"]) == 0  # the game from the models
+    with pytest.raises(ValueError, match="no agent was given for 1v2"):
+        score("liars-dice-match", ",".join(map(str, files[:1] + files[2:])))
+    with pytest.raises(ValueError, match="does not match the round agents' games"):
+        score("liars-dice-match", spec, wild="highest")
+    with pytest.raises(ValueError, match="two agents for the round"):
+        score("liars-dice-match", ",".join(map(str, files + files[:1])))
