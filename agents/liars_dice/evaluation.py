@@ -8,7 +8,8 @@
   is streamed over the tree in blocks (:func:`dice_envs.agents.liars_dice.streamed.streamed_evaluate`).
 * :func:`uniform_play_best_responses`, the best responses to uniform play (every legal action alike) in
   one round, by a recursion over the bids that needs no tree: uniform play's exploitability in any
-  round, two six-sided dice each included.
+  round, two six-sided dice each included (and :func:`uniform_play_value`, its self-play value; the
+  whole game's reference, :func:`uniform_round_responses`, is made of them).
 * :func:`score_match`, the whole game of losing dice: the exact exploitability of a whole-game policy,
   from its round games (:func:`dice_envs.agents.liars_dice.match_solver.match_exploitability`).
 * :func:`load_agent`, the ``model.pt`` of any of the room's learners as an agent over observations
@@ -50,7 +51,8 @@ from dice_envs.core.validation import check_choice
 from dice_envs.games.liars_dice.named import name_of
 from dice_envs.games.liars_dice.rules import LiarsDiceGame, check_wild
 
-__all__ = ["score_round", "score_match", "uniform_play_best_responses", "load_agent"]
+__all__ = ["score_round", "score_match", "uniform_play_best_responses", "uniform_play_value", "uniform_round_responses",
+           "load_agent"]
 
 
 def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, against: str = "best-response",
@@ -124,9 +126,11 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
     return {**result, "config": config}
 
 
-def uniform_play_best_responses(game: LiarsDiceGame) -> Tuple[float, float]:
+def uniform_play_best_responses(game: LiarsDiceGame, sign: float = 1.0) -> Tuple[float, float]:
     """Each player's best-response value against uniform play (every legal action alike) in a
     two-player round: player 0's, then player 1's.  Their mean is uniform play's exploitability.
+    With ``sign=-1`` the payoffs are negated: the values of the responses that try to lose (what
+    the whole game's scoring asks for where losing a round is worth more).
 
     Uniform play ignores the dice, so whatever has been bid, the other player's roll is distributed
     as it was dealt, and the best response's value depends only on its own roll, the last bid and who
@@ -148,12 +152,37 @@ def uniform_play_best_responses(game: LiarsDiceGame) -> Tuple[float, float]:
             mine = np.zeros(bids)  # the best response to act, the other player having bid b
             theirs = np.zeros(bids)  # the other player to act, the best response having bid b
             for b in range(bids - 1, -1, -1):
-                mine[b] = max([1.0 - 2.0 * true[b]] + list(theirs[b + 1:]))  # call: wins if b is false
-                theirs[b] = np.mean([2.0 * true[b] - 1.0] + list(mine[b + 1:]))  # a call loses if b is true
+                mine[b] = max([sign * (1.0 - 2.0 * true[b])] + list(theirs[b + 1:]))  # call: wins if b is false
+                theirs[b] = np.mean([sign * (2.0 * true[b] - 1.0)] + list(mine[b + 1:]))  # a call loses if b is true
             first = game.starting_player == player
             total += float(probability) * (theirs.max() if first else mine.mean())
         values.append(float(total))
     return values[0], values[1]
+
+
+def uniform_play_value(game: LiarsDiceGame) -> float:
+    """Player 0's value when both players of a two-player round play uniformly: a recursion over
+    the bids as :func:`uniform_play_best_responses`'s, on each bid's chance of being true."""
+    if game.num_players != 2:
+        raise ValueError(f"uniform_play_value needs two players, got {game.num_players}")
+    bids = game.num_bids
+    true = np.zeros(bids)
+    for rolls, probability in game.chance_distribution():
+        true += float(probability) * np.array([game.bid_is_true(b, rolls) for b in range(bids)], dtype=float)
+    after = np.zeros((bids, 2))  # player 0's value once bid b was made by the player in the column
+    for b in range(bids - 1, -1, -1):
+        for bidder in (0, 1):
+            called = (1.0 if bidder == 0 else -1.0) * (2.0 * true[b] - 1.0)  # the bidder wins if b is true
+            after[b, bidder] = np.mean([called] + list(after[b + 1:, 1 - bidder]))
+    return float(after[:, game.starting_player].mean())
+
+
+def uniform_round_responses(round_game: LiarsDiceGame) -> dict:
+    """A round's figures for the whole game's scoring of uniform play
+    (:func:`~dice_envs.agents.liars_dice.match_solver.match_exploitability`'s ``round_responses``),
+    by the recursions over the bids: no tree, two six-sided dice each included."""
+    return {"best": list(uniform_play_best_responses(round_game)), "value": uniform_play_value(round_game),
+            "losing": lambda q: uniform_play_best_responses(round_game, -1.0)[q]}
 
 
 def load_agent(path) -> Agent:
@@ -299,8 +328,8 @@ def score_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
         agent = random_agent()
     else:
         raise ValueError(f"agent must be a saved model, module:function or 'random', got {spec!r}")
-    result = match_exploitability(game, agent)
-    uniform = result if agent.kind == "builtin" else match_exploitability(game, random_agent())
+    uniform = match_exploitability(game, random_agent(), round_responses=uniform_round_responses)
+    result = uniform if agent.kind == "builtin" else match_exploitability(game, agent)
     scored = best_response_report(result["nash_conv"], result["best_response"], uniform["exploitability"],
                                   "the whole game's is solved only up to three dice in play")
     scored["details"]["value_self_play_player_0"] = result["value_first_player"]

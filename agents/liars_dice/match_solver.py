@@ -343,10 +343,17 @@ def _round_responses(round_game: LiarsDiceGame, agent) -> dict:
     return {"best": ev.best_response, "value": ev.value_first_player, "losing": losing}
 
 
-def match_exploitability(game: LiarsDiceMatchGame, agent, progress=None) -> dict:
+def match_exploitability(game: LiarsDiceMatchGame, agent, progress=None,
+                         round_responses: Optional[Callable[[LiarsDiceGame], dict]] = None) -> dict:
     """The exact exploitability of a whole-game policy (``agent(observations, masks)`` over
     the match's observations, both seats): each player's best response to it in the whole
     game, from every round game's best and losing responses.
+
+    ``round_responses(round_game)``, where given, computes a round's figures instead of walking
+    the round's tree with ``agent`` (``{"best": [player 0's, player 1's], "value": player 0's
+    self-play value, "losing": q -> player q's value of the best response to the negated
+    payoffs}``): uniform play's come from recursions over the bids
+    (:func:`dice_envs.agents.liars_dice.evaluation.uniform_round_responses`).
 
     Returns ``{"exploitability", "nash_conv", "best_response": [player 0's, player 1's],
     "value_first_player" (self-play), "positions": {position: round figures}}``.
@@ -356,7 +363,8 @@ def match_exploitability(game: LiarsDiceMatchGame, agent, progress=None) -> dict
     for position in reversed(positions(game)):
         d0, d1, s = position
         round_game = game.round_game((d0, d1), s)
-        rounds[position] = _round_responses(round_game, RoundAgent(agent, game, round_game, (d0, d1)))
+        rounds[position] = (round_responses(round_game) if round_responses is not None
+                            else _round_responses(round_game, RoundAgent(agent, game, round_game, (d0, d1))))
         if progress is not None:
             progress(position)
     best, selfplay = {}, {}

@@ -134,6 +134,19 @@ def test_exploitability_equals_the_explicit_tree(name, agent):
     assert ours["value_first_player"] == pytest.approx(generic.expected_returns(tree, policy)[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("name", list(SMALL) + ["2v2 x3 aces, winner starts"])
+def test_uniform_play_s_rounds_by_the_bids_recursions_are_the_walked_trees(name):
+    """The whole game's reference (uniform play) from the recursions over the bids, as
+    ``dice-envs evaluate liars-dice-match`` computes it, equals the one that walks every round's tree."""
+    from dice_envs.agents.liars_dice.evaluation import uniform_round_responses
+
+    game = SMALL.get(name) or LiarsDiceMatchGame(dice_per_player=2, faces=3, wild="aces", next_starter="winner")
+    walked = match_exploitability(game, uniform_agent)
+    recursed = match_exploitability(game, uniform_agent, round_responses=uniform_round_responses)
+    assert recursed["best_response"] == pytest.approx(walked["best_response"], abs=1e-12)
+    assert recursed["value_first_player"] == pytest.approx(walked["value_first_player"], abs=1e-12)
+
+
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_value_is_the_combined_round_equilibria_s(name):
     """The round equilibria played in their rounds form a whole-game policy whose value is the

@@ -267,11 +267,22 @@ def test_a_long_evaluation_is_announced_and_one_over_the_time_limit_refused(monk
     dict(faces=6, wild="highest"),
 ])
 def test_the_best_responses_to_uniform_play_by_the_bids_recursion_are_the_trees(config):
-    """uniform_play_best_responses (no tree) equals the public tree's best responses to uniform play."""
-    from dice_envs.agents.liars_dice.evaluation import uniform_play_best_responses
+    """uniform_play_best_responses and uniform_play_value (no tree) equal the public tree's best
+    responses to uniform play and its value, and the best responses to the negated payoffs."""
+    import copy
+
+    from dice_envs.agents.liars_dice.evaluation import uniform_play_best_responses, uniform_play_value
+    from dice_envs.agents.liars_dice.solver import best_response_value
 
     game = LiarsDiceGame(**config)
-    whole = evaluate(PublicTree(game), PublicTree(game).uniform())
+    tree = PublicTree(game)
+    whole = evaluate(tree, tree.uniform())
     assert uniform_play_best_responses(game) == pytest.approx(whole.best_response, abs=1e-12)
-    with pytest.raises(ValueError, match="two players"):
-        uniform_play_best_responses(LiarsDiceGame(num_players=3))
+    assert uniform_play_value(game) == pytest.approx(whole.value_first_player, abs=1e-12)
+    negated = copy.copy(tree)
+    negated.payoff_t = [-t for t in tree.payoff_t]
+    losing = [best_response_value(negated, tree.uniform(), q) for q in (0, 1)]
+    assert uniform_play_best_responses(game, -1.0) == pytest.approx(losing, abs=1e-12)
+    for function in (uniform_play_best_responses, uniform_play_value):
+        with pytest.raises(ValueError, match="two players"):
+            function(LiarsDiceGame(num_players=3))
