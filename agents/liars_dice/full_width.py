@@ -254,7 +254,7 @@ def train(args: Args) -> dict:
     loop = TrainingLoop(args, FORMAT, state, update=update, score=lambda: scorer.scores(net), tensors=tensors,
                         networks=(net,), steps_are_updates=True, counts="{steps} updates",
                         position="updates {steps:6d}", note=lambda scores: f"  fit KL {last_fit['kl']:.2e}",
-                        log_every=10)
+                        log_every=10, suspect=f"--learning-rate {args.learning_rate}")
     interrupted = loop.run()
     model_path = run / "model.pt"
     if not interrupted:

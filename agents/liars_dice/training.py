@@ -421,6 +421,8 @@ class TrainingLoop:
         position: an evaluation line's start, a format of ``steps`` and ``updates``.
         note: the end of an evaluation's line, given its scores.
         log_every: updates between the ``train/`` numbers in TensorBoard.
+        suspect: what the divergence error suspects of being too large (``"a rate"``, or the option
+            and its value).
         rerun: what a run that ends with its last evaluation already made (a finished run rerun)
             still does, TensorBoard open (ESCHER's current policy scored on request).
     """
@@ -432,7 +434,7 @@ class TrainingLoop:
                  steps_are_updates: bool = False, unit: str = "update",
                  counts: str = "{steps} agent steps, {updates} updates",
                  position: str = "steps {steps:10d}  updates {updates:6d}",
-                 note: Optional[Callable[[dict], str]] = None, log_every: int = 1,
+                 note: Optional[Callable[[dict], str]] = None, log_every: int = 1, suspect: str = "a rate",
                  rerun: Optional[Callable[[], None]] = None):
         self.args, self.fmt = args, fmt
         self.run_dir = Path(args.run_dir)
@@ -441,7 +443,7 @@ class TrainingLoop:
         self._generators, self._more_state = generators or {}, more_state
         self.streamed, self.steps_are_updates, self.unit = streamed, steps_are_updates, unit
         self._counts, self._position, self._note = counts, position, note
-        self.log_every, self._rerun = log_every, rerun
+        self.log_every, self._suspect, self._rerun = log_every, suspect, rerun
         #: agent steps, updates, seconds of training (total over resumes) and the exact evaluations
         self.steps, self.updates, self.elapsed, self.history = 0, 0, 0.0, []
         self.resumed, self.interrupted = state is not None, False
@@ -522,9 +524,9 @@ class TrainingLoop:
                     added, losses = self._update()
                     if not all(np.isfinite(v) for v in losses.values()) or not all(
                             bool(torch.isfinite(p).all()) for m in self._networks for p in m.parameters()):
-                        raise ValueError(f"training diverged at {self.unit} {self.updates + 1}: losses {losses} (a "
-                                         f"rate too large?); the checkpoint at {self.unit} {self.saved_updates} is "
-                                         f"kept; try smaller rates with another --run-dir")
+                        raise ValueError(f"training diverged at {self.unit} {self.updates + 1}: losses {losses} "
+                                         f"({self._suspect} too large?); the checkpoint at {self.unit} "
+                                         f"{self.saved_updates} is kept; try smaller rates with another --run-dir")
                     self.steps += added
                     self.updates += 1
                     self.elapsed = time.time() - self._clock
@@ -533,7 +535,7 @@ class TrainingLoop:
                     if self.updates % args.eval_every == 0:
                         self.evaluate()
                     elif time.time() - self._saved_at >= CHECKPOINT_SECONDS:
-                        self.save()  # not evaluated: a kill between rare (streamed) evaluations loses minutes, not the run
+                        self.save()  # not evaluated: a kill between rare (streamed) scorings loses minutes, not the run
                 self.interrupted = stop.flag and not budget_spent(args, self.steps, self.elapsed)
                 if self.interrupted:
                     self.save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
