@@ -96,15 +96,7 @@ import numpy as np
 
 from dice_envs.agents.evaluate.observation_agents import Agent
 from dice_envs.agents.learn.presets import Learner
-from dice_envs.agents.learn.runs import (
-    atomic_file,
-    budget_spent,
-    damaged,
-    log,
-    random_states,
-    restore_random_states,
-    save_torch,
-)
+from dice_envs.agents.learn.runs import atomic_file, damaged, save_torch
 from dice_envs.agents.liars_dice.beliefs import highbit, popcount, public_nodes
 from dice_envs.agents.liars_dice.compiled_solver import RoundTables
 from dice_envs.core.resources import check_resources
@@ -1139,10 +1131,10 @@ def target_of(game) -> float:
 def train(args: Args) -> dict:
     import torch
 
-    from dice_envs.agents.liars_dice.play_training import CHECKPOINT_SECONDS, game_of
-    from dice_envs.agents.liars_dice.training import (SignalStop, StreamedScorer, checkpoint_blob, final_and_best,
-                                                      game_title, load_state_dicts, make_scorer, open_run, run_report,
-                                                      scalars, start_run_dir, write_outputs)
+    from dice_envs.agents.liars_dice.play_training import game_of
+    from dice_envs.agents.liars_dice.training import (StreamedScorer, TrainingLoop, final_and_best, game_title,
+                                                      load_state_dicts, make_scorer, open_run, start_run_dir,
+                                                      write_outputs)
 
     torch.set_num_threads(args.threads)
     game = game_of(cast(Any, args))  # (the options it reads: faces, dice, wild)
@@ -1161,102 +1153,46 @@ def train(args: Args) -> dict:
                             learning_rate=args.learning_rate, value_learning_rate=args.value_learning_rate,
                             buffer=args.buffer, groups=args.groups, safe=args.safe, leaf_pbs=args.leaf_pbs)
     modules = learner.state_dicts()
-    steps, elapsed, history = 0, 0.0, []
     seconds = dict(learner.seconds, scoring=0.0)
     if blob is not None:
         load_state_dicts(blob, ckpt_path, run, **modules)
         try:
-            restore_random_states(state["rng"], {"learner": rng})
-            learner.iterations = int(state["updates"])
             seconds = {name: float(state["cpu_seconds"][name]) for name in seconds}
         except (KeyError, TypeError, ValueError) as err:
             raise damaged(ckpt_path, f"its state: {err}", run) from None
-        steps, elapsed, history = state["steps"], state["elapsed"], state["history"]
-        log(args, f"resumed from {run}: {steps} PBSs solved, {learner.iterations} iterations, {elapsed / 60:.1f} min")
-    learner.seconds.update({k: v for k, v in seconds.items() if k in learner.seconds})
-    resumed = blob is not None
     del blob
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(run / "tb"))
+    learner.seconds.update({k: v for k, v in seconds.items() if k in learner.seconds})
 
     def cpu_seconds() -> dict:
         return {**learner.seconds, "scoring": seconds["scoring"]}
 
-    streamed = isinstance(scorer, StreamedScorer)
-    saved = {"iterations": learner.iterations, "at": time.time()}
+    def update():
+        """One iteration (``loop``, below, runs it): the PBSs it solved and its numbers."""
+        solved, losses = learner.iterate(rng)
+        return solved, dict(losses, pbs=solved)
 
-    def save(report: Optional[dict] = None):
-        """The whole checkpoint, one file, replaced atomically."""
-        st = {"steps": steps, "updates": learner.iterations, "elapsed": elapsed, "history": history,
-              "args": dataclasses.asdict(args), "rng": random_states({"learner": rng}), "cpu_seconds": cpu_seconds()}
-        if report is not None:
-            st["report"] = report
-        with atomic_file(ckpt_path) as tmp:
-            save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
-        saved["iterations"], saved["at"] = learner.iterations, time.time()
-
-    def evaluate_now():
-        if streamed and saved["iterations"] != learner.iterations:
-            save()  # the trained state first: a kill during the scoring (minutes) resumes here and owes only it
-        began, c0 = time.time(), time.process_time()
+    def score():
+        c0 = time.process_time()
         scores = scorer.scores_policy(learner.agent())
         seconds["scoring"] += time.process_time() - c0
-        if streamed:  # a streamed scoring (minutes) is not counted in the budget
-            clock["start"] += time.time() - began
-        scores.update(steps=steps, updates=learner.iterations, minutes=elapsed / 60)
-        history.append(scores)
-        scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium")}, steps)
-        writer.flush()
-        versus = scores["value_vs_equilibrium"]
-        log(args, f"PBSs {steps:8d}  iterations {learner.iterations:5d}  {elapsed / 60:6.2f} min  exploitability "
-                  f"{scores['exploitability']:.5f}" + ("" if versus is None else f"  vs CFR+ {versus:+.5f}"))
-        save()
+        return scores
 
-    def unevaluated():  # no evaluation is on the curve at the current step yet
-        return not history or history[-1]["steps"] != steps
-
-    clock = {"start": time.time() - elapsed}
-    start_steps = steps
-    t0 = time.time()
-    with SignalStop() as stop:
-        try:
-            owed = learner.iterations % args.eval_every == 0 and unevaluated()
-            if owed and (learner.iterations or not streamed):  # the first (streamed: at --eval-every), or one owed
-                evaluate_now()
-            while not stop.flag and not budget_spent(args, steps, elapsed):
-                solved, losses = learner.iterate(rng)
-                if not all(np.isfinite(v) for v in losses.values()) or not all(
-                        bool(torch.isfinite(p).all()) for net in learner.networks() for p in net.parameters()):
-                    raise ValueError(f"training diverged at iteration {learner.iterations}: losses {losses} (a rate "
-                                     f"too large?); the checkpoint at iteration {saved['iterations']} is kept; try "
-                                     f"smaller rates with another --run-dir")
-                steps += solved
-                elapsed = time.time() - clock["start"]
-                scalars(writer, "train", dict(losses, pbs=solved), steps)
-                if learner.iterations % args.eval_every == 0:
-                    evaluate_now()
-                elif time.time() - saved["at"] >= CHECKPOINT_SECONDS:
-                    save()  # not evaluated: a kill between rare (streamed) evaluations loses minutes, not the run
-            interrupted = stop.flag and not budget_spent(args, steps, elapsed)
-            if interrupted:
-                save()  # the exact state at this iteration, not evaluated: the curve stays an uninterrupted run's
-            elif unevaluated():
-                evaluate_now()
-        finally:
-            writer.close()
+    loop = TrainingLoop(args, FORMAT, state, update=update, score=score,
+                        tensors=lambda: {k: m.state_dict() for k, m in modules.items()}, networks=learner.networks(),
+                        generators={"learner": rng}, more_state=lambda: {"cpu_seconds": cpu_seconds()},
+                        streamed=isinstance(scorer, StreamedScorer), unit="iteration",
+                        counts="{steps} PBSs solved, {updates} iterations",
+                        position="PBSs {steps:8d}  iterations {updates:5d}")
+    learner.iterations = loop.updates
+    interrupted = loop.run()
     model_path = run / "model.pt"
-    if interrupted:  # said even with --quiet
-        print(f"interrupted: checkpoint saved at iteration {learner.iterations}; rerun the same command to resume "
-              f"from it", file=sys.stderr)
-    else:
+    if not interrupted:
         save_belief_model(model_path, learner.rules, learner.policy)
-    final, best = final_and_best(history)  # (None values where a streamed run was not yet scored)
+    final, best = final_and_best(loop.history)  # (None values where a streamed run was not yet scored)
     value_measured = None if interrupted else measured_value_error(  # (a generator of its own: resumes stay exact)
         learner, args.value_error_pbs, np.random.default_rng([args.seed, learner.iterations]))
-    result = run_report(
-        game, args, history, final, scorer, steps=steps, start_steps=start_steps, elapsed=elapsed,
-        run_seconds=time.time() - t0, interrupted=interrupted, resumed=resumed, model_path=model_path,
+    result = loop.report(
+        game, scorer, final, model_path,
         describe={"method": "pbs",
                   "description": (f"public-belief-state learner: value network {args.value_hidden} on depth-"
                                   f"{args.depth} CFR+ subgame solves, policy network {args.hidden} on "
@@ -1267,9 +1203,10 @@ def train(args: Args) -> dict:
         counts={"updates": learner.iterations, "cpu_seconds": cpu_seconds(), "value_error": value_measured})
     if interrupted:
         return result
-    write_outputs(run, result, history, args.plot, game_title(game) + ": pbs", "policy network (PBS learner), exact",
-                  "PBSs solved", scorer.cfr_exploitability, target=target_of(game))
-    save(report=result)  # a rerun of the finished run prints it
+    write_outputs(run, result, loop.history, args.plot, game_title(game) + ": pbs",
+                  "policy network (PBS learner), exact", "PBSs solved", scorer.cfr_exploitability,
+                  target=target_of(game))
+    loop.save(report=result)  # a rerun of the finished run prints it
     return result
 
 

@@ -36,9 +36,9 @@ exactly: exploitability (NashConv / 2) and the value of the learned policy again
 equilibrium from both seats.
 
 Outputs, in ``run_dir``: ``tb/`` (TensorBoard), ``checkpoint.pt`` (the whole state of the run,
-replaced atomically after every evaluation; rerunning the same command resumes), ``model.pt`` (the
-final network, for ``dice-envs evaluate liars-dice``), ``exploitability.png`` and ``curve.json``;
-the last line of stdout is one JSON object.
+replaced atomically after every evaluation and after 10 minutes without one; rerunning the same
+command resumes), ``model.pt`` (the final network, for ``dice-envs evaluate liars-dice``),
+``exploitability.png`` and ``curve.json``; the last line of stdout is one JSON object.
 
 Checkpoint (``checkpoint.pt``, format 3): one ``torch.save`` file holding only tensors and plain
 containers, read back with ``torch.load(weights_only=True)`` (a crafted pickle is refused, never
@@ -64,9 +64,7 @@ Run: ``dice-envs train liars-dice --preset mmd-full-width`` (the ``[train]`` ext
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -78,30 +76,22 @@ from dice_envs.agents.liars_dice.play_training import wild_flags
 from dice_envs.agents.liars_dice.learned import OptimisticMMD, build_network, masked_kl, masked_log_probs
 from dice_envs.agents.liars_dice.training import (
     ExactScorer,
-    SignalStop,
-    checkpoint_blob,
+    TrainingLoop,
     game_title,
     load_state_dicts,
     open_run,
-    run_report,
     save_model,
     start_run_dir,
     write_outputs,
 )
 from dice_envs.agents.learn.runs import (
     args_from_dataclass,
-    atomic_file,
     budget_fraction,
-    budget_spent,
     check_args,
     cosine_decay,
     damaged,
     layer_sizes,
-    log,
-    random_states,
-    restore_random_states,
     run_script,
-    save_torch,
 )
 
 FORMAT = 3  # the checkpoint format written and read (checkpoint.pt "format")
@@ -215,23 +205,12 @@ def train(args: Args) -> dict:
     net = build_network(game.config(), args.hidden, zero_output=True)  # start (and put the first magnet) at uniform
     magnet = build_network(game.config(), args.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
-    steps, elapsed, history = 0, 0.0, []
     prev_q = None  # last update's action values, for the optimistic step
     if blob is not None:
         prev_q = load_tensors(blob, ckpt_path, run, net, magnet, opt, states.mask.shape)
-        try:
-            restore_random_states(state["rng"])
-        except ValueError as err:
-            raise damaged(ckpt_path, str(err), run) from None
-        steps, elapsed, history = state["steps"], state["elapsed"], state["history"]
-        log(args, f"resumed from {run}: {steps} updates, {elapsed / 60:.1f} min")
     else:
         magnet.load_state_dict(net.state_dict())
-    resumed = blob is not None
     del blob
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(run / "tb"))
     obs_t = torch.from_numpy(states.obs)
     mask_t = torch.from_numpy(states.mask)
     # Fit weights: every depth (number of bids made) gets the same total weight, so the
@@ -242,97 +221,55 @@ def train(args: Args) -> dict:
     row_weight = np.repeat(1.0 / per_depth[depth], tree.R)
     weight_t = torch.from_numpy((row_weight / row_weight.sum()).astype(np.float32))
     mmd = OptimisticMMD(states, args.eta, args.alpha, args.optimism, prev_q)
-
-    saved = {"steps": steps}
-
-    def save(report: Optional[dict] = None):
-        """The whole checkpoint, one file, replaced atomically."""
-        st = {"steps": steps, "elapsed": elapsed, "history": history, "args": dataclasses.asdict(args),
-              "rng": random_states()}
-        if report is not None:
-            st["report"] = report
-        prev = None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))
-        with atomic_file(ckpt_path) as tmp:
-            save_torch(checkpoint_blob(FORMAT, st, net=net.state_dict(), magnet=magnet.state_dict(),
-                                       opt=opt.state_dict(), prev_q=prev), tmp)
-        saved["steps"] = steps
-
-    def evaluate_now():
-        scores = scorer.scores(net)
-        scores.update(steps=steps, minutes=elapsed / 60)
-        history.append(scores)
-        writer.add_scalar("exact/exploitability", scores["exploitability"], steps)
-        writer.add_scalar("exact/value_vs_equilibrium", scores["value_vs_equilibrium"], steps)
-        writer.flush()
-        log(args, f"updates {steps:6d}  {elapsed / 60:6.2f} min  exploitability {scores['exploitability']:.5f}"
-                  f"  vs CFR+ {scores['value_vs_equilibrium']:+.5f}  fit KL {last_fit['kl']:.2e}")
-        save()
-
     last_fit = {"kl": float("nan")}
-    start = time.time() - elapsed
-    start_steps = steps
-    t0 = time.time()
-    with SignalStop() as stop:
-        try:
-            if not history:
-                evaluate_now()
-            while not stop.flag and not budget_spent(args, steps, elapsed):
-                with torch.no_grad():
-                    log_pi = masked_log_probs(net, obs_t, mask_t).double().numpy()
-                    log_magnet = masked_log_probs(magnet, obs_t, mask_t).double().numpy()
-                # --lookahead exact MMD steps from the network's policy, then fit the network there.
-                for _ in range(args.lookahead):
-                    log_pi = mmd.step(log_pi, log_magnet)
-                target = torch.from_numpy(np.where(states.mask, log_pi, -1e9).astype(np.float32))
-                target_p = target.exp()
-                net.train()
-                for group in opt.param_groups:
-                    group["lr"] = fit_learning_rate(args, elapsed, steps)
-                for _ in range(args.inner_steps):
-                    lp = masked_log_probs(net, obs_t, mask_t)
-                    loss = (masked_kl(target_p, target, lp, mask_t) * weight_t).sum()
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                last_fit["kl"] = float(loss.detach())
-                if not np.isfinite(last_fit["kl"]) or not all(bool(torch.isfinite(p).all())
-                                                              for p in net.parameters()):
-                    raise ValueError(f"training diverged at update {steps + 1}: the fit's loss is {last_fit['kl']} "
-                                     f"(--learning-rate {args.learning_rate} too large?); the checkpoint at update "
-                                     f"{saved['steps']} is kept; try a smaller rate with another --run-dir")
-                steps += 1
-                if steps % args.magnet_every == 0:
-                    magnet.load_state_dict(net.state_dict())
-                elapsed = time.time() - start
-                if steps % 10 == 0:
-                    writer.add_scalar("train/fit_kl", last_fit["kl"], steps)
-                if steps % args.eval_every == 0:
-                    evaluate_now()
-            interrupted = stop.flag and not budget_spent(args, steps, elapsed)
-            if interrupted:
-                save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
-            elif history[-1]["steps"] != steps:
-                evaluate_now()
-        finally:
-            writer.close()
+
+    def update():
+        """One update (``loop``, below, runs it): --lookahead exact MMD steps, the fit, the magnet's move."""
+        with torch.no_grad():
+            log_pi = masked_log_probs(net, obs_t, mask_t).double().numpy()
+            log_magnet = masked_log_probs(magnet, obs_t, mask_t).double().numpy()
+        # --lookahead exact MMD steps from the network's policy, then fit the network there.
+        for _ in range(args.lookahead):
+            log_pi = mmd.step(log_pi, log_magnet)
+        target = torch.from_numpy(np.where(states.mask, log_pi, -1e9).astype(np.float32))
+        target_p = target.exp()
+        net.train()
+        for group in opt.param_groups:
+            group["lr"] = fit_learning_rate(args, loop.elapsed, loop.steps)
+        for _ in range(args.inner_steps):
+            lp = masked_log_probs(net, obs_t, mask_t)
+            loss = (masked_kl(target_p, target, lp, mask_t) * weight_t).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        last_fit["kl"] = float(loss.detach())
+        if (loop.steps + 1) % args.magnet_every == 0:
+            magnet.load_state_dict(net.state_dict())  # (at this update's number)
+        return 1, {"fit_kl": last_fit["kl"]}
+
+    def tensors() -> dict:
+        prev = None if mmd.prev_q is None else torch.from_numpy(np.ascontiguousarray(mmd.prev_q))
+        return {"net": net.state_dict(), "magnet": magnet.state_dict(), "opt": opt.state_dict(), "prev_q": prev}
+
+    loop = TrainingLoop(args, FORMAT, state, update=update, score=lambda: scorer.scores(net), tensors=tensors,
+                        networks=(net,), steps_are_updates=True, counts="{steps} updates",
+                        position="updates {steps:6d}", note=lambda scores: f"  fit KL {last_fit['kl']:.2e}",
+                        log_every=10, suspect=f"--learning-rate {args.learning_rate}")
+    interrupted = loop.run()
     model_path = run / "model.pt"
-    if interrupted:  # said even with --quiet
-        print(f"interrupted: checkpoint saved at update {steps}; rerun the same command to resume from it",
-              file=sys.stderr)
-    else:
+    if not interrupted:
         save_model(model_path, game, args.hidden, net)
-    result = run_report(
-        game, args, history, history[-1], scorer, steps=steps, start_steps=start_steps, elapsed=elapsed,
-        run_seconds=time.time() - t0, interrupted=interrupted, resumed=resumed, model_path=model_path,
+    result = loop.report(
+        game, scorer, loop.history[-1], model_path,
         describe={"method": (f"fitted MMD (behavioural form, exact optimistic action values, {args.lookahead} exact "
                              f"steps per fit, moving magnet), torch MLP {args.hidden}"),
-                  "exploitability": history[-1]["exploitability"]},
+                  "exploitability": loop.history[-1]["exploitability"]},
         counts={"info_states_per_step": int(states.obs.shape[0])})
     if interrupted:
         return result
-    write_outputs(run, result, history, args.plot, game_title(game),
+    write_outputs(run, result, loop.history, args.plot, game_title(game),
                   "learned policy (optimistic MMD, torch MLP), exact", "updates", scorer.cfr_exploitability)
-    save(report=result)  # a rerun of the finished run prints it
+    loop.save(report=result)  # a rerun of the finished run prints it
     return result
 
 

@@ -96,7 +96,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import time
 from typing import Any, Dict, cast
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,15 +117,13 @@ from dice_envs.agents.liars_dice.play import (
 from dice_envs.agents.learn.presets import Learner
 from dice_envs.agents.liars_dice.streamed import fits_in_memory
 from dice_envs.agents.liars_dice.training import (
-    SignalStop,
     StreamedScorer,
-    checkpoint_blob,
+    TrainingLoop,
     final_and_best,
     game_title,
     load_state_dicts,
     make_scorer,
     open_run,
-    run_report,
     save_model,
     save_table_model,
     scalars,
@@ -134,26 +131,18 @@ from dice_envs.agents.liars_dice.training import (
     write_outputs,
 )
 from dice_envs.agents.learn.runs import (
-    atomic_file,
     budget_fraction,
-    budget_spent,
     check_args,
-    check_fields,
     damaged,
     flag,
     layer_sizes,
     log,
     options_parser,
-    random_states,
-    restore_random_states,
     run_script,
-    save_torch,
 )
 
 FORMAT = 1  # the checkpoint format written and read (checkpoint.pt "format")
 METHODS = ("escher", "mmd", "ppo", "mccfr")
-#: seconds of training after which a checkpoint is written even without an evaluation
-CHECKPOINT_SECONDS = 600.0
 #: the options that may differ from the checkpoint's on resume (see the module docstring)
 CHANGEABLE = ("run_dir", "minutes", "steps", "eval_every", "threads", "plot", "quiet", "score_current")
 #: what a finished run rerun with --score-current changes in its report
@@ -456,11 +445,6 @@ def train(args: Args) -> dict:
                                    upgrade=legacy_args)
     if report is not None and not (args.score_current and report["current_exploitability"] is None):
         return report  # (a finished run rerun with --score-current goes on to score its current policy)
-    if state is not None:
-        try:
-            check_fields(state, "its state", updates=int)
-        except ValueError as err:
-            raise damaged(ckpt_path, str(err), run) from None
 
     scorer = make_scorer(game, args.cfr_target)
     start_run_dir(run)
@@ -474,48 +458,47 @@ def train(args: Args) -> dict:
     escher = modules.get("escher")
     critics = Critics(critic, opt_critic)
     modules = {name: modules[name] for name in tensor_names(args)}
-    steps, updates, elapsed, history = 0, 0, 0.0, []
     if blob is not None:
         load_state_dicts(blob, ckpt_path, run, **modules)
-        try:
-            restore_random_states(state["rng"], {"play": rng})
-        except ValueError as err:
-            raise damaged(ckpt_path, str(err), run) from None
-        steps, updates, elapsed, history = state["steps"], state["updates"], state["elapsed"], state["history"]
-        for learner, what in ((cfr, "tables"), (escher, "reservoirs")):
-            if learner is not None and learner.iterations != updates:  # the linear weights count the iterations
-                raise damaged(ckpt_path, f"its {what} are at iteration {learner.iterations}, its state at update "
-                                         f"{updates}", run)
-        log(args, f"resumed from {run}: {steps} agent steps, {updates} updates, {elapsed / 60:.1f} min")
-    resumed = blob is not None
     del blob
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(run / "tb"))
-    batch = LiarsDiceBatch(args.games, game=game)
     update: Any = UPDATES.get(args.method)
-    saved = {"updates": updates, "at": time.time()}
-
-    def save(report=None):
-        """The whole checkpoint, one file, replaced atomically."""
-        st = {"steps": steps, "updates": updates, "elapsed": elapsed, "history": history,
-              "args": dataclasses.asdict(args), "rng": random_states({"play": rng})}
-        if report is not None:
-            st["report"] = report
-        with atomic_file(ckpt_path) as tmp:
-            save_torch(checkpoint_blob(FORMAT, st, **{k: m.state_dict() for k, m in modules.items()}), tmp)
-        saved["updates"], saved["at"] = updates, time.time()
-
     scored = escher.output_net if escher else avg_net if args.average else net  # the network scored and saved
-    # the networks being trained, checked for finite weights every update
-    trained = () if cfr is not None else escher.networks() if escher else (
-        (net, critic) + ((avg_net,) if args.average else ()))
     streamed = isinstance(scorer, StreamedScorer)
 
-    def evaluate_now():
-        if streamed and saved["updates"] != updates:
-            save()  # the trained state first: a kill during the scoring (minutes) resumes here and owes only it
-        began = time.time()
+    def one_update():
+        """One update of the method (``loop``, below, runs it): the agent steps it played and its numbers."""
+        now = scheduled(args, budget_fraction(args, loop.steps, loop.elapsed))
+        for optimiser, rate in ((opt, now.learning_rate), (opt_critic, now.value_learning_rate),
+                                (opt_avg, now.average_learning_rate)):
+            if optimiser is not None:
+                set_learning_rate(optimiser, rate)
+        if cfr is not None:
+            played, losses = cfr.iterate(batch, rng), {}
+            if not np.isfinite(cfr.regret).all():
+                raise ValueError(f"the regrets stopped being finite at iteration {loop.updates + 1}; the "
+                                 f"checkpoint at update {loop.saved_updates} is kept")
+        elif escher is not None:
+            rates = {"regret": now.learning_rate, "last": now.learning_rate,
+                     "value": now.value_learning_rate, "average": now.average_learning_rate}
+            for name, optimiser in escher.optimisers.items():
+                set_learning_rate(optimiser, rates[name])
+            played, losses = escher.iterate(batch, rng)
+            losses.update(learning_rate=now.learning_rate)
+        else:
+            net.eval()
+            ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd" else ()))
+            net.train()
+            played = len(ro.ret)
+            losses = update(now, net, opt, critics, modules.get("magnet"), ro)
+            if args.average:
+                losses["average_loss"] = average_update(now, avg_net, opt_avg, buffer, ro)
+            losses.update(alpha=now.alpha, learning_rate=now.learning_rate, entropy_bonus=now.entropy)
+        if args.method == "mmd" and args.magnet_every and (loop.updates + 1) % args.magnet_every == 0:
+            magnet.load_state_dict(net.state_dict())  # (at this update's number)
+        return played, dict(losses, mean_game_length=played / args.games)
+
+    def score():
+        """The exact scores of the policy scored and saved, with the current iterate's exploitability."""
         if cfr is not None:
             scores = scorer.scores_table(cfr.average_policy())
             scores["current_exploitability"] = scorer.scores_table(cfr.current_policy())["exploitability"]
@@ -525,100 +508,41 @@ def train(args: Args) -> dict:
             scores["current_exploitability"] = scorer.scores(net)["exploitability"]
         if escher is not None and (args.score_current or not streamed):  # (streamed: an hour at two dice each)
             scores["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
-        scores.update(steps=steps, updates=updates, minutes=elapsed / 60)
-        history.append(scores)
-        scalars(writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium",
-                                                          "current_exploitability") if k in scores}, steps)
-        writer.flush()
-        if streamed:  # a streamed evaluation (minutes) is not counted in the budget
-            clock["start"] += time.time() - began
-        versus = scores["value_vs_equilibrium"]
-        log(args, f"steps {steps:10d}  updates {updates:6d}  {elapsed / 60:6.2f} min  exploitability "
-                  f"{scores['exploitability']:.5f}" + ("" if versus is None else f"  vs CFR+ {versus:+.5f}")
-                  + (f"  (current policy {scores['current_exploitability']:.5f})"
-                     if "current_exploitability" in scores else ""))
-        save()
+        return scores
 
-    def score_current_now():
-        """ESCHER's current policy scored, added to the last evaluation (at the current step)."""
-        score = history[-1]["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
-        scalars(writer, "exact", {"current_exploitability": score}, steps)
-        log(args, f"steps {steps:10d}  updates {updates:6d}  current policy exploitability {score:.5f}")
-        save()
+    def score_current():
+        """ESCHER's current policy scored, added to the last evaluation (a finished run rerun with
+        --score-current)."""
+        if not args.score_current or "current_exploitability" in loop.history[-1]:
+            return
+        score = loop.history[-1]["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
+        scalars(loop.writer, "exact", {"current_exploitability": score}, loop.steps)
+        log(args, f"{loop.where()}  current policy exploitability {score:.5f}")
+        loop.save()
 
-    def unevaluated():  # no evaluation is on the curve at the current step yet
-        return not history or history[-1]["steps"] != steps
-
-    clock = {"start": time.time() - elapsed}
-    start_steps = steps
-    t0 = time.time()
-    with SignalStop() as stop:
-        try:
-            owed = updates % args.eval_every == 0 and unevaluated()
-            if owed and (updates or not streamed):  # the first (streamed: at --eval-every), or the one a resume owes
-                evaluate_now()
-            while not stop.flag and not budget_spent(args, steps, elapsed):
-                now = scheduled(args, budget_fraction(args, steps, elapsed))
-                for optimiser, rate in ((opt, now.learning_rate), (opt_critic, now.value_learning_rate),
-                                        (opt_avg, now.average_learning_rate)):
-                    if optimiser is not None:
-                        set_learning_rate(optimiser, rate)
-                if cfr is not None:
-                    played, losses = cfr.iterate(batch, rng), {}
-                    if not np.isfinite(cfr.regret).all():
-                        raise ValueError(f"the regrets stopped being finite at iteration {updates + 1}; the "
-                                         f"checkpoint at update {saved['updates']} is kept")
-                elif escher is not None:
-                    rates = {"regret": now.learning_rate, "last": now.learning_rate,
-                             "value": now.value_learning_rate, "average": now.average_learning_rate}
-                    for name, optimiser in escher.optimisers.items():
-                        set_learning_rate(optimiser, rates[name])
-                    played, losses = escher.iterate(batch, rng)
-                    losses.update(learning_rate=now.learning_rate)
-                else:
-                    net.eval()
-                    ro = play(batch, net, rng, *((args.explore, args.explore_sharpness) if args.method == "mmd"
-                                                 else ()))
-                    net.train()
-                    played = len(ro.ret)
-                    losses = update(now, net, opt, critics, modules.get("magnet"), ro)
-                    if args.average:
-                        losses["average_loss"] = average_update(now, avg_net, opt_avg, buffer, ro)
-                    losses.update(alpha=now.alpha, learning_rate=now.learning_rate, entropy_bonus=now.entropy)
-                if not all(np.isfinite(v) for v in losses.values()) or not all(
-                        bool(torch.isfinite(p).all()) for m in trained for p in m.parameters()):
-                    raise ValueError(f"training diverged at update {updates + 1}: losses {losses} (a rate too "
-                                     f"large?); the checkpoint at update {saved['updates']} is kept; try smaller "
-                                     f"rates with another --run-dir")
-                steps += played
-                updates += 1
-                if args.method == "mmd" and args.magnet_every and updates % args.magnet_every == 0:
-                    magnet.load_state_dict(net.state_dict())
-                elapsed = time.time() - clock["start"]
-                scalars(writer, "train", dict(losses, mean_game_length=played / args.games), steps)
-                if updates % args.eval_every == 0:
-                    evaluate_now()
-                elif time.time() - saved["at"] >= CHECKPOINT_SECONDS:
-                    save()  # not evaluated: a kill between rare (streamed) evaluations loses minutes, not the run
-            interrupted = stop.flag and not budget_spent(args, steps, elapsed)
-            if interrupted:
-                save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
-            elif unevaluated():
-                evaluate_now()
-            elif args.score_current and "current_exploitability" not in history[-1]:
-                score_current_now()  # a finished run rerun with --score-current
-        finally:
-            writer.close()
+    loop = TrainingLoop(
+        args, FORMAT, state, update=one_update, score=score,
+        tensors=lambda: {k: m.state_dict() for k, m in modules.items()},
+        # the networks being trained, checked for finite weights every update
+        networks=() if cfr is not None else escher.networks() if escher else (
+            (net, critic) + ((avg_net,) if args.average else ())),
+        generators={"play": rng}, streamed=streamed,
+        note=lambda scores: (f"  (current policy {scores['current_exploitability']:.5f})"
+                             if "current_exploitability" in scores else ""),
+        rerun=score_current)
+    for learner, what in ((cfr, "tables"), (escher, "reservoirs")):
+        if learner is not None and learner.iterations != loop.updates:  # the linear weights count the iterations
+            raise damaged(ckpt_path, f"its {what} are at iteration {learner.iterations}, its state at update "
+                                     f"{loop.updates}", run)
+    batch = LiarsDiceBatch(args.games, game=game)
+    interrupted = loop.run()
     model_path = run / "model.pt"
-    if interrupted:  # said even with --quiet
-        print(f"interrupted: checkpoint saved at update {updates}; rerun the same command to resume from it",
-              file=sys.stderr)
-    elif cfr is not None:
+    if cfr is not None and not interrupted:
         save_table_model(model_path, game, cfr.average_policy())
-    else:
+    elif not interrupted:
         save_model(model_path, game, args.average_hidden if escher else args.hidden, scored,
                    activation="relu" if escher else args.activation, beliefs=bool(escher) and args.beliefs)
-    final, best = final_and_best(history)  # (None values where a streamed run was not yet scored)
+    final, best = final_and_best(loop.history)  # (None values where a streamed run was not yet scored)
     description = (f"{DESCRIPTION[args.method]}, tables over {len(scorer.states.mask):,} information states, "
                    f"scored: the average policy") if cfr is not None else (
                    f"{DESCRIPTION[args.method]}, torch MLP {args.hidden}"
@@ -636,9 +560,7 @@ def train(args: Args) -> dict:
         "current_exploitability": final.get("current_exploitability", None if escher else final["exploitability"]),
         "best_at_steps": best["steps"],
     }
-    result = run_report(game, args, history, final, scorer, steps=steps, start_steps=start_steps, elapsed=elapsed,
-                        run_seconds=time.time() - t0, interrupted=interrupted, resumed=resumed, model_path=model_path,
-                        describe=describe, counts={"updates": updates})
+    result = loop.report(game, scorer, final, model_path, describe, counts={"updates": loop.updates})
     if report is not None:  # a finished run rerun with --score-current: its own report (its speed, ...) and that score
         result = dict(report, **{key: result[key] for key in RESCORED})
     if interrupted:
@@ -646,12 +568,12 @@ def train(args: Args) -> dict:
     scored_label = ("average policy (mccfr, sampled play, tables)" if cfr is not None else
                     ("average-policy network" if args.average or escher else "learned policy")
                     + f" ({args.method}, sampled " + ("games" if escher else "self-play") + ", torch MLP)")
-    write_outputs(run, result, history, args.plot, game_title(game) + f": {args.method}, sampled "
+    write_outputs(run, result, loop.history, args.plot, game_title(game) + f": {args.method}, sampled "
                   + ("games" if escher else "self-play"), f"{scored_label}, exact", "agent steps",
                   scorer.cfr_exploitability, target=target_of(args, game),
                   also={"current_exploitability": ("regret matching" if cfr is not None or escher else "policy network")
                         + " (the current iterate), exact"})
-    save(report=result)  # a rerun of the finished run prints it
+    loop.save(report=result)  # a rerun of the finished run prints it
     return result
 
 

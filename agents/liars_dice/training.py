@@ -1,11 +1,12 @@
-"""What the Liar's Dice trainers share: the files of a run and their checks, and the exact
-scoring of a network's policy.  The trainers :mod:`dice_envs.agents.liars_dice.full_width`
-(full-width optimistic MMD) and :mod:`dice_envs.agents.liars_dice.play_training` (sampled self-play:
+"""What the Liar's Dice trainers share: the files of a run and their checks, the loop of a run,
+and the exact scoring of a network's policy.  The trainers :mod:`dice_envs.agents.liars_dice.full_width`
+(full-width optimistic MMD), :mod:`dice_envs.agents.liars_dice.play_training` (sampled self-play:
 PPO, MMD with sampled returns, MCCFR, ESCHER; its learners are
-:mod:`dice_envs.agents.liars_dice.play`) use it, so that their runs resume, refuse damaged
-files and score in one way.
+:mod:`dice_envs.agents.liars_dice.play`) and :mod:`dice_envs.agents.liars_dice.belief_learner`
+(the public-belief-state learner) use it, so that their runs train, evaluate, resume, refuse
+damaged files and score in one way.
 
-Both keep a run in one directory (``--run-dir``) with the same files and the same rules:
+They keep a run in one directory (``--run-dir``) with the same files and the same rules:
 
 * ``checkpoint.pt``: the whole state of the run in one ``torch.save`` file of tensors and
   plain containers, read back with ``torch.load(weights_only=True)`` (a crafted pickle is
@@ -29,7 +30,8 @@ Both keep a run in one directory (``--run-dir``) with the same files and the sam
 exploitability and the value against the CFR+ equilibrium from both seats
 (:func:`dice_envs.agents.liars_dice.learned.exact_scores`); :class:`StreamedScorer` streams
 the exploitability where the public tree does not fit in memory.
-:class:`SignalStop` turns Ctrl-C and SIGTERM into a flag the loops check between updates.
+:class:`TrainingLoop` is the run itself: the updates, the evaluations, the checkpoints and the
+stop; :class:`SignalStop` turns Ctrl-C and SIGTERM into a flag it checks between updates.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ import dataclasses
 import json
 import math
 import signal
+import sys
+import time
 import zipfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -54,6 +58,8 @@ from dice_envs.agents.learn.runs import (
     jsonable,
     log,
     note_signal,
+    random_states,
+    restore_random_states,
     save_torch,
 )
 
@@ -362,6 +368,193 @@ def run_report(game, args, history: list, final: dict, scorer, *, steps: int, st
         "curve": curve(history),
         "args": dataclasses.asdict(args),
     })
+
+
+#: seconds of training after which :class:`TrainingLoop` writes a checkpoint even without an evaluation
+CHECKPOINT_SECONDS = 600.0
+
+
+class TrainingLoop:
+    """The loop of a Liar's Dice training run, the same for every trainer: updates until the budget
+    (``minutes``, ``steps``) is spent or Ctrl-C / SIGTERM asks to stop, an exact evaluation every
+    ``eval_every`` updates and at the end, and the checkpoint.  The trainer passes in what is its own:
+    one update, the scoring of its policy, the state dicts to save and the words of its log lines.
+
+    The rules it keeps:
+
+    * an evaluation logs a line (``position``, the exploitability, the value against the CFR+
+      equilibrium where there is one, ``note``), goes to TensorBoard (``exact/``), is added to
+      :attr:`history` and is followed by a checkpoint;
+    * the first evaluation is at update 0, or where the scoring is ``streamed`` (minutes at two dice
+      each) at the first multiple of ``eval_every``; a streamed scoring is preceded by a checkpoint of
+      the trained state (killed during the scoring, the run resumes there and owes only that scoring:
+      a resume at a multiple of ``eval_every`` without its evaluation runs it first), and its time is
+      not counted in the budget;
+    * a checkpoint is also written after :data:`CHECKPOINT_SECONDS` without one;
+    * an update whose numbers or networks stop being finite stops the run with a ``ValueError`` that
+      names the update and the checkpoint kept;
+    * Ctrl-C or SIGTERM (:class:`SignalStop`) finish the update in progress and save the checkpoint,
+      not evaluated (the curve stays an uninterrupted run's); a run that ends otherwise ends with an
+      evaluation at its last update, or, if it has one (a finished run rerun), with ``rerun``.
+
+    Args:
+        args: the run's options (``run_dir``, ``minutes``, ``steps``, ``eval_every``, ``quiet``; all of
+            them are saved in the checkpoint).
+        fmt: the checkpoint format written.
+        state: the checkpoint's JSON state to resume from (:func:`open_run`), or None for a new run;
+            its counters, curve and random states (of Python, numpy, torch and ``generators``) are
+            taken from it.
+        update: one update; returns the agent steps it added and the numbers it logs to TensorBoard
+            (``train/``), its losses, which must be finite.  It may read :attr:`steps`,
+            :attr:`updates` and :attr:`elapsed` (those before it).
+        score: the exact scores of the policy the trainer scores (:meth:`ExactScorer.scores`), without
+            the run's counters.
+        tensors: the state dicts (and tensors) the checkpoint holds with its state.
+        networks: the modules checked for finite weights after every update.
+        generators: the numpy generators whose states the checkpoint holds (by name).
+        more_state: the trainer's own fields of the checkpoint's state.
+        streamed: the scoring is streamed (:class:`StreamedScorer`).
+        steps_are_updates: the trainer's steps are its updates (the full-width trainer): the state
+            and the evaluations hold no count of updates.
+        unit: what an update is called in the messages (``"update"``, ``"iteration"``).
+        counts: the resume line's counters, a format of ``steps`` and ``updates``.
+        position: an evaluation line's start, a format of ``steps`` and ``updates``.
+        note: the end of an evaluation's line, given its scores.
+        log_every: updates between the ``train/`` numbers in TensorBoard.
+        suspect: what the divergence error suspects of being too large (``"a rate"``, or the option
+            and its value).
+        rerun: what a run that ends with its last evaluation already made (a finished run rerun)
+            still does, TensorBoard open (ESCHER's current policy scored on request).
+    """
+
+    def __init__(self, args, fmt: int, state: Optional[dict], *, update: Callable[[], Tuple[int, Dict[str, float]]],
+                 score: Callable[[], dict], tensors: Callable[[], dict], networks: Sequence = (),
+                 generators: Optional[Dict[str, np.random.Generator]] = None,
+                 more_state: Optional[Callable[[], dict]] = None, streamed: bool = False,
+                 steps_are_updates: bool = False, unit: str = "update",
+                 counts: str = "{steps} agent steps, {updates} updates",
+                 position: str = "steps {steps:10d}  updates {updates:6d}",
+                 note: Optional[Callable[[dict], str]] = None, log_every: int = 1, suspect: str = "a rate",
+                 rerun: Optional[Callable[[], None]] = None):
+        self.args, self.fmt = args, fmt
+        self.run_dir = Path(args.run_dir)
+        self.checkpoint = self.run_dir / "checkpoint.pt"
+        self._update, self._score, self._tensors, self._networks = update, score, tensors, tuple(networks)
+        self._generators, self._more_state = generators or {}, more_state
+        self.streamed, self.steps_are_updates, self.unit = streamed, steps_are_updates, unit
+        self._counts, self._position, self._note = counts, position, note
+        self.log_every, self._suspect, self._rerun = log_every, suspect, rerun
+        #: agent steps, updates, seconds of training (total over resumes) and the exact evaluations
+        self.steps, self.updates, self.elapsed, self.history = 0, 0, 0.0, []
+        self.resumed, self.interrupted = state is not None, False
+        self.writer: Any = None  # TensorBoard's, while the loop runs
+        if state is not None:
+            try:
+                if not steps_are_updates:
+                    check_fields(state, "its state", updates=int)
+                restore_random_states(state["rng"], self._generators)
+            except ValueError as err:
+                raise damaged(self.checkpoint, str(err), self.run_dir) from None
+            self.steps, self.elapsed, self.history = state["steps"], state["elapsed"], state["history"]
+            self.updates = self.steps if steps_are_updates else state["updates"]
+        #: the update of the last checkpoint written
+        self.saved_updates, self._saved_at = self.updates, time.time()
+        self.start_steps, self._clock, self._t0 = self.steps, 0.0, 0.0  # (set when the loop runs)
+
+    def where(self) -> str:
+        """The start of a log line at the run's current update (``position``)."""
+        return self._position.format(steps=self.steps, updates=self.updates)
+
+    def save(self, report: Optional[dict] = None) -> None:
+        """The whole checkpoint (with ``report``, once the run is finished), one file, replaced atomically."""
+        state = {"steps": self.steps, **({} if self.steps_are_updates else {"updates": self.updates}),
+                 "elapsed": self.elapsed, "history": self.history, "args": dataclasses.asdict(self.args),
+                 "rng": random_states(self._generators), **(self._more_state() if self._more_state else {})}
+        if report is not None:
+            state["report"] = report
+        with atomic_file(self.checkpoint) as tmp:
+            save_torch(checkpoint_blob(self.fmt, state, **self._tensors()), tmp)
+        self.saved_updates, self._saved_at = self.updates, time.time()
+
+    def unevaluated(self) -> bool:
+        """No evaluation is on the curve at the current step yet."""
+        return not self.history or self.history[-1]["steps"] != self.steps
+
+    def evaluate(self) -> None:
+        """Score the policy, add it to the curve, log it and save the checkpoint."""
+        if self.streamed and self.saved_updates != self.updates:
+            self.save()  # the trained state first: a kill during the scoring (minutes) resumes here and owes only it
+        began = time.time()
+        scores = self._score()
+        if self.streamed:  # a streamed scoring (minutes) is not counted in the budget
+            self._clock += time.time() - began
+        scores.update(steps=self.steps, **({} if self.steps_are_updates else {"updates": self.updates}),
+                      minutes=self.elapsed / 60)
+        self.history.append(scores)
+        scalars(self.writer, "exact", {k: scores[k] for k in ("exploitability", "value_vs_equilibrium",
+                                                               "current_exploitability") if k in scores}, self.steps)
+        self.writer.flush()
+        versus = scores["value_vs_equilibrium"]
+        log(self.args, f"{self.where()}  {self.elapsed / 60:6.2f} min  exploitability {scores['exploitability']:.5f}"
+                       + ("" if versus is None else f"  vs CFR+ {versus:+.5f}")
+                       + (self._note(scores) if self._note else ""))
+        self.save()
+
+    def run(self) -> bool:
+        """Train to the end of the budget or a stop; returns whether the run was interrupted (then its
+        checkpoint is saved and a line on stderr says so, even with ``quiet``)."""
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        args = self.args
+        if self.resumed:
+            log(args, f"resumed from {self.run_dir}: " + self._counts.format(steps=self.steps, updates=self.updates)
+                      + f", {self.elapsed / 60:.1f} min")
+        self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        self.saved_updates, self._saved_at = self.updates, time.time()
+        self._clock = time.time() - self.elapsed
+        self.start_steps = self.steps
+        self._t0 = time.time()
+        with SignalStop() as stop:
+            try:
+                owed = self.updates % args.eval_every == 0 and self.unevaluated()
+                if owed and (self.updates or not self.streamed):  # the first (streamed: at --eval-every), or one owed
+                    self.evaluate()
+                while not stop.flag and not budget_spent(args, self.steps, self.elapsed):
+                    added, losses = self._update()
+                    if not all(np.isfinite(v) for v in losses.values()) or not all(
+                            bool(torch.isfinite(p).all()) for m in self._networks for p in m.parameters()):
+                        raise ValueError(f"training diverged at {self.unit} {self.updates + 1}: losses {losses} "
+                                         f"({self._suspect} too large?); the checkpoint at {self.unit} "
+                                         f"{self.saved_updates} is kept; try smaller rates with another --run-dir")
+                    self.steps += added
+                    self.updates += 1
+                    self.elapsed = time.time() - self._clock
+                    if self.updates % self.log_every == 0:
+                        scalars(self.writer, "train", losses, self.steps)
+                    if self.updates % args.eval_every == 0:
+                        self.evaluate()
+                    elif time.time() - self._saved_at >= CHECKPOINT_SECONDS:
+                        self.save()  # not evaluated: a kill between rare (streamed) scorings loses minutes, not the run
+                self.interrupted = stop.flag and not budget_spent(args, self.steps, self.elapsed)
+                if self.interrupted:
+                    self.save()  # the exact state at this update, not evaluated: the curve stays an uninterrupted run's
+                elif self.unevaluated():
+                    self.evaluate()
+                elif self._rerun is not None:
+                    self._rerun()
+            finally:
+                self.writer.close()
+        if self.interrupted:  # said even with --quiet
+            print(f"interrupted: checkpoint saved at {self.unit} {self.updates}; rerun the same command to resume "
+                  f"from it", file=sys.stderr)
+        return self.interrupted
+
+    def report(self, game, scorer, final: dict, model_path, describe: dict, counts: dict) -> dict:
+        """The run's report (:func:`run_report`) with the loop's counters, time and speed."""
+        return run_report(game, self.args, self.history, final, scorer, steps=self.steps, start_steps=self.start_steps,
+                          elapsed=self.elapsed, run_seconds=time.time() - self._t0, interrupted=self.interrupted,
+                          resumed=self.resumed, model_path=model_path, describe=describe, counts=counts)
 
 
 def plot_curve(history: list, path: Path, title: str, reference: Optional[float], label: str, xlabel: str = "updates",

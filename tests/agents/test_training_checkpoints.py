@@ -25,6 +25,8 @@ import pytest
 from checkpoint_kills import Killed, kill_after_checkpoints, kill_after_state
 from trainer_checks import assert_same, load_script
 
+from dice_envs.agents.liars_dice import training as liars_dice_training
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
@@ -442,7 +444,7 @@ def test_liars_dice_resume_is_exact(ld, ld_reference, tmp_path, capsys, monkeypa
     argv = ["--run-dir", str(run), "--steps", "8", *LD]
     reference = ld_reference["decay"]
     if how == "killed after a checkpoint":
-        kill_after_checkpoints(ld, monkeypatch, 3)  # the checkpoints at updates 0, 2, 4
+        kill_after_checkpoints(liars_dice_training, monkeypatch, 3)  # the checkpoints at updates 0, 2, 4
         with pytest.raises(Killed):
             ld.main(argv)
         monkeypatch.undo()
@@ -469,6 +471,26 @@ def test_liars_dice_resume_is_exact(ld, ld_reference, tmp_path, capsys, monkeypa
     resumed = ld_snapshot(run)
     assert resumed["curve"] == reference["curve"]
     assert_same(resumed, reference)
+
+
+def test_liars_dice_checkpoint_between_evaluations(ld, ld_reference, tmp_path, capsys, monkeypatch):
+    """A checkpoint is also written after CHECKPOINT_SECONDS without one (here after every update), as
+    the learners from sampled games write it: killed after the one at update 3, between the evaluations
+    at updates 2 and 4, the run resumes there and ends as the uninterrupted run."""
+    run = tmp_path / "run"
+    argv = ["--run-dir", str(run), "--steps", "8", *LD]
+    monkeypatch.setattr(liars_dice_training, "CHECKPOINT_SECONDS", 0.0)
+    kill_after_checkpoints(liars_dice_training, monkeypatch, 4)  # the checkpoints at updates 0, 1, 2, 3
+    with pytest.raises(Killed):
+        ld.main(argv)
+    monkeypatch.undo()
+    killed = ld_snapshot(run)
+    assert killed["steps"] == 3 and [h[0] for h in killed["curve"]] == [0, 2]
+    code, report, _ = call(ld, capsys, argv)
+    assert code == 0 and report["resumed"] and not report["interrupted"]
+    resumed = ld_snapshot(run)
+    assert resumed["curve"] == ld_reference["decay"]["curve"]
+    assert_same(resumed, ld_reference["decay"])
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from checkpoint_kills import Killed, kill_after_checkpoints
 from trainer_checks import assert_same
 
 from dice_envs.agents.liars_dice import belief_learner as bl
+from dice_envs.agents.liars_dice import training
 from dice_envs.agents.liars_dice.beliefs import popcount
 from dice_envs.agents.liars_dice.solver import PublicTree, TreePolicy, exploitability, solve
 from dice_envs.core.resources import ResourceLimitError
@@ -172,7 +173,7 @@ def test_a_stopped_run_saves_and_the_same_command_resumes_it(trained, tmp_path, 
     torch.save(blob, damaged / "checkpoint.pt")
     code, _, err = call(capsys, damaged)
     assert code == 2 and "not public nodes of this game with their last bids and movers" in err and str(damaged) in err
-    kill_after_checkpoints(bl, monkeypatch, 1)
+    kill_after_checkpoints(training, monkeypatch, 1)
     with pytest.raises(Killed):
         bl.main(["--run-dir", str(run), *TINY])
     assert snapshot(run)["updates"] == 4
@@ -189,19 +190,17 @@ def test_a_streamed_run_saves_before_and_between_its_scorings(tmp_path, capsys, 
     scored streamed): not at iteration 0; a checkpoint every CHECKPOINT_SECONDS between the scorings (here
     after every iteration) and one before each scoring.  Killed after the one before the scoring at iteration
     2, the same command runs that scoring and ends with the uninterrupted run's curve."""
-    from dice_envs.agents.liars_dice import play_training, training
-
     monkeypatch.setattr(training, "make_scorer", lambda game, target: training.StreamedScorer(game))
-    monkeypatch.setattr(play_training, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(training, "CHECKPOINT_SECONDS", 0.0)
     options = ["--steps", "60", "--eval-every", "2"]
     code, reference, _ = call(capsys, tmp_path / "reference", *options)
     assert code == 0 and reference["cfr_plus_exploitability"] is None and reference["updates"] == 3
     assert [h["steps"] > 0 for h in reference["curve"]] == [True, True]  # at iteration 2 and at the end
-    real = bl.atomic_file
-    kill_after_checkpoints(bl, monkeypatch, 2)  # after iteration 1, and before the scoring at iteration 2
+    real = training.atomic_file
+    kill_after_checkpoints(training, monkeypatch, 2)  # after iteration 1, and before the scoring at iteration 2
     with pytest.raises(Killed):
         bl.main(["--run-dir", str(tmp_path / "run"), *TINY, *options])
-    monkeypatch.setattr(bl, "atomic_file", real)
+    monkeypatch.setattr(training, "atomic_file", real)
     state = snapshot(tmp_path / "run")
     assert state["updates"] == 2 and state["curve"] == []
     code, report, _ = call(capsys, tmp_path / "run", *options)

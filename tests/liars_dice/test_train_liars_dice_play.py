@@ -24,6 +24,7 @@ from checkpoint_kills import Killed, kill_after_checkpoints
 from trainer_checks import assert_same
 
 from dice_envs.agents.liars_dice import play as learners
+from dice_envs.agents.liars_dice import training as liars_dice_training
 
 torch = pytest.importorskip("torch")
 
@@ -232,7 +233,7 @@ def test_resume_is_exact(lp, reference, tmp_path, capsys, monkeypatch, how, meth
     argv = ["--run-dir", str(run), *RESUMES[method]]
     reference = reference[method]
     if how == "killed after a checkpoint":
-        kill_after_checkpoints(lp.module, monkeypatch, 3)  # the checkpoints at updates 0, 4, 8
+        kill_after_checkpoints(liars_dice_training, monkeypatch, 3)  # the checkpoints at updates 0, 4, 8
         with pytest.raises(Killed):
             lp.main(argv)
         monkeypatch.undo()
@@ -494,7 +495,6 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     policy is not scored streamed, unless the finished run is rerun with ``--score-current``: then
     once, to the in-memory scoring's figure."""
     from dice_envs.agents.cli import main as cli_main
-    from dice_envs.agents.liars_dice import training as liars_dice_training
 
     monkeypatch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     run = tmp_path / "run"
@@ -666,7 +666,7 @@ def test_a_full_disk_is_named(lp, tmp_path, capsys, monkeypatch):
     def full_disk(path, mode="wb"):
         yield FullDisk()
 
-    monkeypatch.setattr(lp.module, "atomic_file", full_disk)
+    monkeypatch.setattr(liars_dice_training, "atomic_file", full_disk)
     code = lp.main(["--method", "mmd", "--run-dir", str(tmp_path / "run"), "--steps", "2000", "--eval-every", "1",
                     *TINY])
     err = capsys.readouterr().err
@@ -678,19 +678,17 @@ def test_a_checkpoint_is_written_between_rare_evaluations(lp, tmp_path, capsys, 
     """Streamed scoring is rare (two dice each: minutes, at --eval-every or the end): a checkpoint is
     also written after CHECKPOINT_SECONDS without one, so a kill loses minutes, not the run; resuming
     from it ends as the uninterrupted run does."""
-    from dice_envs.agents.liars_dice import training as liars_dice_training
-
     monkeypatch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
-    monkeypatch.setattr(lp.module, "CHECKPOINT_SECONDS", 0.0)  # after every update
+    monkeypatch.setattr(liars_dice_training, "CHECKPOINT_SECONDS", 0.0)  # after every update
     argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "3000", "--eval-every", "1000", *TINY]
     code, reference, _ = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "reference")])
     assert code == 0
-    real = lp.atomic_file
-    kill_after_checkpoints(lp.module, monkeypatch, 2)  # after update 2, not evaluated
+    real = liars_dice_training.atomic_file
+    kill_after_checkpoints(liars_dice_training, monkeypatch, 2)  # after update 2, not evaluated
     run = tmp_path / "run"
     with pytest.raises(Killed):
         lp.main([*argv, "--run-dir", str(run)])
-    monkeypatch.setattr(lp.module, "atomic_file", real)
+    monkeypatch.setattr(liars_dice_training, "atomic_file", real)
     state = snapshot(run)
     assert state["updates"] == 2 and state["curve"] == []  # a checkpoint with no evaluation yet
     code, report, _ = call(lp, capsys, [*argv, "--run-dir", str(run)])
@@ -703,8 +701,6 @@ def test_a_kill_during_a_streamed_scoring_mid_run_costs_no_training(lp, tmp_path
     """A streamed scoring at --eval-every (minutes at two dice each) saves the trained state first:
     killed during it, the same command resumes at that update, runs the scoring it owes there, and
     ends with the uninterrupted run's curve."""
-    from dice_envs.agents.liars_dice import training as liars_dice_training
-
     monkeypatch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
     argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--steps", "5000", "--eval-every", "2", *TINY]
     code, reference, _ = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "reference")])
