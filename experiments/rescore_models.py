@@ -42,7 +42,7 @@ JEOPARDY = ("pig", "ayzd", "zombie-dice")
 class Figure:
     """A committed model and the figure it re-scores to."""
 
-    model: str  #: the file's name in experiments/models
+    model: str  #: the file's name in experiments/models (round models of a whole game: names joined by commas)
     game: str  #: ``dice-envs evaluate``'s GAME
     options: Tuple[str, ...]  #: the game's settings, as ``dice-envs evaluate`` spells them
     figure: float  #: the documented measure
@@ -57,8 +57,8 @@ class Figure:
 
 _SIX = ("--faces", "6")
 _WILD = (*_SIX, "--wild")  # the highest face wild
-_LEARNERS = "docs/training/liars_dice_learners.md"
-_ESCHER = "docs/training/liars_dice_escher.md"
+_LEARNERS = "docs/learners/ (the learner's page) and docs/leaderboard.md"
+_ESCHER_PAGE = "docs/learners/escher.md"
 
 #: Every committed model.  Liar's Dice figures hold to 1e-6: a network's float32 products round
 #: differently on other CPUs' kernels (a few 1e-8 measured).
@@ -77,6 +77,8 @@ MODELS: Tuple[Figure, ...] = (
     Figure("liars_dice_play_escher_2v1_aces.pt", "liars-dice", (*_SIX, "--dice", "2", "1", "--wild", "aces"),
            0.0337250, 1e-6, group="2v1", source="README.md"),
     Figure("liars_dice_play_escher_nowild.pt", "liars-dice", _SIX, 0.0066690, 1e-6, source="README.md"),
+    Figure("liars_dice_play_escher_1v1_aces.pt", "liars-dice", (*_SIX, "--wild", "aces"), 0.0259405, 1e-6,
+           source=_ESCHER_PAGE),
     Figure("liars_dice_play_mmd_average_wild.pt", "liars-dice", _WILD, 0.0785174, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_mmd_average_nowild.pt", "liars-dice", _SIX, 0.0336088, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_mmd_wild.pt", "liars-dice", _WILD, 0.6782515, 1e-6, source=_LEARNERS),
@@ -101,7 +103,8 @@ def rescore(entry: Figure) -> Tuple[float, float]:
     """``(measure, seconds)``: the model's measure re-scored by ``dice-envs evaluate``."""
     from dice_envs.agents.cli import main as cli_main
 
-    argv = ["evaluate", entry.game, str(MODELS_DIR / entry.model), *entry.options, "--json"]
+    models = ",".join(str(MODELS_DIR / name) for name in entry.model.split(","))  # round models of a whole game
+    argv = ["evaluate", entry.game, models, *entry.options, "--json"]
     out = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(out):

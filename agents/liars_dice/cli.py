@@ -21,18 +21,19 @@ from dice_envs.games.liars_dice.named import NAMED_GAMES, named_game, rules_argu
 PRESETS = Path(__file__).with_name("presets.toml")  # dice-envs train liars-dice
 
 
-def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
+def game_arguments(parser: argparse.ArgumentParser, defaults: bool = True, dice: int = 1, wild: str = "none") -> None:
     """``--faces``, ``--dice N [N ...]`` and ``--wild [aces|highest|none]`` (a bare ``--wild`` is
     ``highest``); with ``defaults=False`` an option left out is None (``evaluate`` then takes
-    the model's own game, the other commands :func:`rules_of`'s: the named game's, else the defaults)."""
+    the model's own game, the other commands :func:`rules_of`'s: the named game's, else the defaults).
+    ``dice`` and ``wild`` are the defaults the help names (the whole game's are two dice each, aces wild)."""
     parser.add_argument("--faces", type=int, default=6 if defaults else None, help="sides of each die, 2 to 6 (6)")
-    parser.add_argument("--dice", type=int, nargs="+", default=[1] if defaults else None, metavar="N",
+    parser.add_argument("--dice", type=int, nargs="+", default=[dice] if defaults else None, metavar="N",
                         help="dice per player, 1 to 5: one count for everybody (--dice 2) or one per player "
-                             "(--dice 2 1) (1)")
-    parser.add_argument("--wild", nargs="?", const="highest", default="none" if defaults else None,
+                             f"(--dice 2 1) ({dice})")
+    parser.add_argument("--wild", nargs="?", const="highest", default=wild if defaults else None,
                         choices=["aces", "highest", "none"],
                         help="the wild face: aces (face 1, as most tables play), highest (the highest face, "
-                             "OpenSpiel's liars_dice; a bare --wild) or none (the default)")
+                             f"OpenSpiel's liars_dice; a bare --wild) or none (default {wild})")
 
 
 def named_game_argument(parser: argparse.ArgumentParser) -> None:
@@ -446,7 +447,7 @@ def _round_options(parser) -> None:
 
 
 def _match_options(parser) -> None:
-    game_arguments(parser, defaults=False)
+    game_arguments(parser, defaults=False, dice=2, wild="aces")
     parser.add_argument("--starting-player", type=int, default=0, choices=[0, 1], help="who starts the first round")
     parser.add_argument("--next-starter", choices=["loser", "winner"], default="loser",
                         help="who starts the next round (the loser, as usual)")
