@@ -400,6 +400,13 @@ def test_a_whole_game_agent_is_scored_as_the_explicit_tree_says(name):
     ours = match_exploitability(game, agent)
     for q in (0, 1):
         assert ours["best_response"][q] == pytest.approx(generic.best_response(tree, policy, q)[0], abs=1e-12)
+    # the same agents as a mapping, through the scoring call (round agents that do not record their game)
+    from dice_envs.agents.scoring import score
+
+    config = game.config()
+    scored = score("liars-dice-match", _round_agents(game), **{k: v for k, v in config.items() if k != "num_players"})
+    assert scored["exploitability"] == pytest.approx(ours["exploitability"], abs=1e-12)
+    assert scored["config"] == config
 
 
 def test_the_round_equilibria_saved_as_models_score_as_the_whole_game_s_equilibrium(tmp_path):
