@@ -471,7 +471,8 @@ ROUND = Evaluation(
 MATCH = Evaluation(
     "liars-dice-match", "Liar's Dice, the whole game of losing dice: exploitability, from its round games",
     "random; or one .pt model per round game the whole game reaches, joined by commas (2v2.pt,1v2.pt,1v1.pt: "
-    "each trained with the round's starter first, as --dice 1,2 for a round the one-die player starts)",
+    "each trained with the round's starter first, as --dice 1,2 for a round the one-die player starts; the "
+    "whole game's faces and wild face are the models', its dice the largest round's unless --dice is given)",
     "dice_envs.agents.liars_dice.evaluation:score_match", _match_options, read_options=_read_options, mixed=True,
     recorded_names=("liars-dice-match", "liars_dice_match"),
     own_agents="dice_envs.agents.liars_dice.evaluation:own_match_agent")

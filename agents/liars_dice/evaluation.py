@@ -252,36 +252,59 @@ def _trained_game(agent) -> Optional[LiarsDiceGame]:
     return agent.game if isinstance(agent, BeliefAgent) else None
 
 
+def _round_model(item, what: str):
+    """``item`` of the round agents: a model file (``str`` or path) loaded, anything else as given."""
+    if not isinstance(item, (str, os.PathLike)):
+        return item
+    if not os.path.isfile(item):
+        raise ValueError(f"model file {os.fspath(item)!r} ({what}) does not exist")
+    return load_agent(item)
+
+
 def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
     """What ``dice-envs evaluate liars-dice-match`` (and :func:`dice_envs.agents.scoring.score`) reads
     as round agents, before the generic loaders: a whole-game agent
     (:class:`~dice_envs.agents.liars_dice.match_agent.WholeGameAgent`) from model files joined by commas
-    (``"2v2.pt,1v2.pt,1v1.pt"``, each a ``model.pt`` of ``dice-envs train liars-dice``), or from a list
-    of agents and model files, or a mapping ``{(starter's dice, other's dice): agent}``.  ``None`` for
-    anything else.
+    (``"2v2.pt,1v2.pt,1v1.pt"``, each a ``model.pt`` of ``dice-envs train liars-dice``; one ``.pt`` file
+    alone is the one round of a whole game of one die each), or from a list of agents and model files,
+    or a mapping ``{(starter's dice, other's dice): agent or model file}``.  ``None`` for anything else.
 
     The round of each model is the game it records; the whole game's faces and wild rule are the
     models' (the settings, where given, must agree), its dice the settings' or else those of the
-    largest round given.
+    largest round given (with ``starting_player`` 1, that round's dice in seat order are the
+    other's first).
 
     Raises:
-        ValueError: models of different faces or wild rules, two for one round, or a round of the
-            whole game without one (:class:`~dice_envs.agents.liars_dice.match_agent.WholeGameAgent`).
+        ValueError: an empty name between commas, a file that is not a model, a model of a game of
+            more than two players, models of different faces or wild rules, two for one round, a round
+            not named by two dice counts, two largest rounds and no dice given, or a round of the whole
+            game without one (:class:`~dice_envs.agents.liars_dice.match_agent.WholeGameAgent`).
     """
-    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent, round_key
 
     if isinstance(spec, str) and "," in spec:
-        spec = [part.strip() for part in spec.split(",")]
+        parts = [part.strip() for part in spec.split(",")]
+        if not all(parts):
+            raise ValueError(f"the round models {spec!r} have an empty name between commas (a trailing or doubled "
+                             f"comma?)")
+        spec = parts
+    elif isinstance(spec, (str, os.PathLike)) and os.fspath(spec).endswith(".pt"):
+        spec = [spec]  # one round model: a 1v1 model is the whole game of one die each, others lack rounds
     if isinstance(spec, Mapping):
-        rounds = {tuple(key): value for key, value in spec.items()}
-    elif isinstance(spec, (list, tuple)) and spec and not isinstance(spec[0], int):
-        agents = [load_agent(item) if isinstance(item, (str, os.PathLike)) else item for item in spec]
+        rounds = {round_key(key): _round_model(value, f"the model for round {key!r}") for key, value in spec.items()}
+    elif isinstance(spec, (list, tuple)) and not (spec and isinstance(spec[0], int)):
+        if not spec:
+            raise ValueError("no round agents were given: one model or agent per round game the whole game reaches")
+        agents = [_round_model(item, f"round model {n + 1} of {len(spec)}") for n, item in enumerate(spec)]
         rounds = {}
         for agent in agents:
             game = _trained_game(agent)
             if game is None:
                 raise ValueError(f"agent {getattr(agent, 'name', agent)!r} does not record the round game it plays: "
                                  f"give the round agents as a mapping {{(starter's dice, other's dice): agent}}")
+            if game.num_players != 2:
+                raise ValueError(f"agent {getattr(agent, 'name', agent)!r} was trained on a game of "
+                                 f"{game.num_players} players; a whole game is made of two-player rounds")
             if game.dice in rounds:
                 raise ValueError(f"two agents for the round {game.describe()}")
             rounds[game.dice] = agent
@@ -296,31 +319,41 @@ def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
     for option, given, own in (("faces", settings.get("faces"), faces), ("wild", settings.get("wild"), wild)):
         if given is not None and own is not None and (check_wild(given) if option == "wild" else given) != own:
             raise ValueError(f"--{option} {given} does not match the round agents' games ({own})")
+    starting_player = settings.get("starting_player") or 0
     dice = settings.get("dice_per_player")
-    match = LiarsDiceMatchGame(2, max(rounds, key=sum) if dice is None else dice,
-                               settings.get("faces") or faces or 6, settings.get("wild") or wild or "aces",
-                               settings.get("starting_player") or 0, settings.get("next_starter") or "loser")
+    if dice is None:
+        most = max(map(sum, rounds))
+        largest = [key for key in rounds if sum(key) == most]
+        if len(largest) > 1:
+            raise ValueError(f"the round agents' largest rounds, {' and '.join(f'{a}v{b}' for a, b in largest)}, "
+                             f"could each be the whole game's first: give its dice (--dice)")
+        dice = largest[0] if starting_player == 0 else largest[0][::-1]  # the starter's dice first: in seat order
+    match = LiarsDiceMatchGame(2, dice, settings.get("faces") or faces or 6, settings.get("wild") or wild or "aces",
+                               starting_player, settings.get("next_starter") or "loser")
     return WholeGameAgent(match, rounds, games)
 
 
-def score_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=None, starting_player: int = 0,
-                next_starter: str = "loser") -> dict:
+def score_match(spec, faces: Optional[int] = None, dice_per_player=None, wild=None,
+                starting_player: Optional[int] = None, next_starter: Optional[str] = None) -> dict:
     """The whole game: the exact exploitability of ``spec`` (an agent or ``random``), from its
-    round games (two dice each, 6 faces, aces wild by default; a whole-game agent made of round
-    agents plays its own whole game)."""
+    round games (two dice each, 6 faces, aces wild, player 0 starting and the loser starting the
+    next round by default; a whole-game agent made of round agents plays its own whole game, and
+    the settings given must agree with it)."""
     from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
 
     if isinstance(spec, WholeGameAgent):
         game = spec.match
         asked = LiarsDiceMatchGame(2, game.dice if dice_per_player is None else dice_per_player,
                                    game.faces if faces is None else faces, game.wild_rule if wild is None else wild,
-                                   starting_player, next_starter)
+                                   game.starting_player if starting_player is None else starting_player,
+                                   game.next_starter if next_starter is None else next_starter)
         if asked.config() != game.config():
             raise ValueError(f"the settings give {asked!r}, not the whole game the round agents were assembled "
                              f"for, {game!r}")
     else:
         game = LiarsDiceMatchGame(2, 2 if dice_per_player is None else dice_per_player, 6 if faces is None else faces,
-                                  "aces" if wild is None else wild, starting_player, next_starter)
+                                  "aces" if wild is None else wild, 0 if starting_player is None else starting_player,
+                                  "loser" if next_starter is None else next_starter)
     if isinstance(spec, Agent):
         check_size(spec, int(game.observation_shape[0]), repr(game))
         agent = spec

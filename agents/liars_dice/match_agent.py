@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import operator
 from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
@@ -37,7 +38,7 @@ from dice_envs.agents.liars_dice.match_solver import positions
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["WholeGameAgent", "rounds_needed"]
+__all__ = ["WholeGameAgent", "round_key", "rounds_needed"]
 
 Round = Tuple[int, int]  # (the starter's dice, the other player's dice)
 
@@ -56,10 +57,33 @@ def _name(dice: Tuple[int, ...]) -> str:
     return "v".join(map(str, dice))
 
 
-def _round(key) -> Round:
-    """A round's key as given (any pair of integers) as a ``Round``."""
-    first, second = key
-    return int(first), int(second)
+def round_key(key) -> Round:
+    """A round's key as given (any pair of integers, ``(2, 1)`` or ``np.array([2, 1])``) as
+    ``(starter's dice, other's dice)``.
+
+    Raises:
+        ValueError: anything but two dice counts from 1 to 5 (``"2v1"``, ``(2,)``, ``(2, 1, 0)``).
+    """
+    try:
+        first, second = key
+        pair = operator.index(first), operator.index(second)
+    except (TypeError, ValueError):
+        pair = None
+    if pair is None or isinstance(first, bool) or isinstance(second, bool) or not all(1 <= n <= 5 for n in pair):
+        raise ValueError(f"a round is named by (starter's dice, other's dice), two dice counts from 1 to 5 such as "
+                         f"(1, 2); got {key!r}")
+    return pair
+
+
+def _trained_on(game: LiarsDiceGame) -> str:
+    """``game`` in words, with what :meth:`LiarsDiceGame.describe` leaves out: who starts, and
+    bids beyond the dice in play."""
+    words = game.describe()
+    if game.starting_player:
+        words += f", player {game.starting_player} starting"
+    if game.max_quantity != game.total_dice:
+        words += f", quantities up to {game.max_quantity}"
+    return words
 
 
 class WholeGameAgent(Agent):
@@ -75,12 +99,14 @@ class WholeGameAgent(Agent):
             faces and wild rule must be the whole game's, and its dice and starter the round's.
         name: how reports name the agent.
 
+    Attributes:
+        kind: the round agents' kind where they share one (``"torch"`` for models), else ``"function"``.
+
     Raises:
-        ValueError: a game of more than two players, a round without an agent, or an agent
+        ValueError: a game of more than two players, a round named by anything but two dice counts
+            (:func:`round_key`), a round without an agent, an agent that is not callable, or an agent
             trained on another game.
     """
-
-    kind = "torch"
 
     def __init__(self, match: LiarsDiceMatchGame, rounds: Mapping[Round, Agent],
                  games: Optional[Mapping[Round, LiarsDiceGame]] = None, name: Optional[str] = None):
@@ -88,7 +114,7 @@ class WholeGameAgent(Agent):
             raise ValueError(f"a whole-game agent is made of round agents for two players, got "
                              f"num_players={match.num_players}")
         needed = rounds_needed(match)
-        rounds = {_round(key): agent for key, agent in rounds.items()}
+        rounds = {round_key(key): agent for key, agent in rounds.items()}
         missing = [_name(key) for key in needed if key not in rounds]
         if missing:
             raise ValueError(f"the whole game from {match.first_round.describe()} (the {match.next_starter} of a "
@@ -96,14 +122,17 @@ class WholeGameAgent(Agent):
                              f"{', '.join(map(_name, needed))} (the starter's dice first); no agent was given for "
                              f"{', '.join(missing)}")
         for key, game in (games or {}).items():
-            want = needed.get(_round(key))
+            want = needed.get(round_key(key))
             if want is None:
                 continue
-            if (game.dice, game.faces, game.wild_rule, game.starting_player) != (
-                    want.dice, want.faces, want.wild_rule, want.starting_player):
-                raise ValueError(f"the agent for round {_name(want.dice)} was trained on {game.describe()}, not on "
+            if (game.num_players, game.dice, game.faces, game.wild_rule, game.starting_player, game.max_quantity) != (
+                    want.num_players, want.dice, want.faces, want.wild_rule, want.starting_player, want.max_quantity):
+                raise ValueError(f"the agent for round {_name(want.dice)} was trained on {_trained_on(game)}, not on "
                                  f"{want.describe()} (the round with the starter's dice first and seat 0 starting)")
         for key, game in needed.items():
+            if not callable(rounds[key]):
+                raise ValueError(f"the agent for round {_name(key)} is not an agent (agent(observations, masks) -> "
+                                 f"probabilities): {rounds[key]!r}")
             size = getattr(rounds[key], "observation_size", None)
             if size is not None and size != game.observation_shape[0]:
                 raise ValueError(f"the agent for round {_name(key)} takes observations of {size} numbers; "
@@ -111,6 +140,8 @@ class WholeGameAgent(Agent):
         self.match, self.games = match, needed
         self.rounds = {key: rounds[key] for key in needed}
         self.name = name or "+".join(getattr(self.rounds[key], "name", _name(key)) for key in needed)
+        kinds = {getattr(agent, "kind", "function") for agent in self.rounds.values()}
+        self.kind = kinds.pop() if len(kinds) == 1 and "builtin" not in kinds else "function"
         self.info = {"game": "liars_dice_match", **match.config()}
 
     @property

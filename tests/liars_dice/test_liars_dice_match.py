@@ -442,3 +442,177 @@ def test_the_round_equilibria_saved_as_models_score_as_the_whole_game_s_equilibr
         score("liars-dice-match", spec, wild="highest")
     with pytest.raises(ValueError, match="two agents for the round"):
         score("liars-dice-match", ",".join(map(str, files + files[:1])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(dice=st.tuples(st.integers(1, 2), st.integers(1, 2)), faces=st.integers(2, 4),
+       wild=st.sampled_from(["none", "highest", "aces"]), starting_player=st.integers(0, 1),
+       next_starter=st.sampled_from(["loser", "winner"]), seed=st.integers(0, 2**31 - 1))
+def test_a_whole_game_agent_finds_every_round_and_its_starter(dice, faces, wild, starting_player, next_starter, seed):
+    """Over small whole games of every rule, along random play, the whole-game agent answers as its
+    round agent does in the round game built afresh from the match state (seat, own dice, bids,
+    dice counts rewritten with the starter in seat 0)."""
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState
+
+    game = LiarsDiceMatchGame(2, dice, faces, wild, starting_player, next_starter)
+    agent = WholeGameAgent(game, _round_agents(game))
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state = state.apply(state.sample_chance(rng))
+                continue
+            inner, s = state.round, state.round.game.starting_player
+            round_game = LiarsDiceGame(2, (len(inner.rolls[s]), len(inner.rolls[1 - s])), faces, wild)
+            alone = LiarsDiceState(round_game, (inner.rolls[s], inner.rolls[1 - s]), inner.bids, False)
+            expected = hashed_agent(alone.observation(alone.current_player)[None],
+                                    alone.action_mask().astype(bool)[None])[0]
+            got = agent(state.observation(state.current_player)[None], state.action_mask().astype(bool)[None])[0]
+            np.testing.assert_allclose(got[: round_game.num_bids], expected[: round_game.num_bids], atol=1e-12)
+            assert got[round_game.num_bids : game.call_action].sum() == 0.0
+            assert got[game.call_action] == pytest.approx(expected[round_game.call_action], abs=1e-12)
+            legal = list(state.legal_actions())
+            state = state.apply(int(rng.choice(legal, p=got[legal] / got[legal].sum())))
+
+
+@settings(max_examples=15, deadline=None)
+@given(dice=st.tuples(st.integers(1, 2), st.integers(1, 2)), faces=st.integers(2, 3),
+       wild=st.sampled_from(["none", "highest", "aces"]), starting_player=st.integers(0, 1),
+       next_starter=st.sampled_from(["loser", "winner"]))
+def test_uniform_play_s_whole_game_reference_by_the_recursions_over_small_games(dice, faces, wild, starting_player,
+                                                                              next_starter):
+    """The whole game's uniform reference from the recursions over the bids (best, losing responses
+    and self-play value in every round) equals the one that walks every round's public tree."""
+    from dice_envs.agents.liars_dice.evaluation import uniform_round_responses
+
+    game = LiarsDiceMatchGame(2, dice, faces, wild, starting_player, next_starter)
+    walked = match_exploitability(game, uniform_agent)
+    recursed = match_exploitability(game, uniform_agent, round_responses=uniform_round_responses)
+    assert recursed["best_response"] == pytest.approx(walked["best_response"], abs=1e-12)
+    assert recursed["value_first_player"] == pytest.approx(walked["value_first_player"], abs=1e-12)
+
+
+def _uniform_round_model(path, **round_game):
+    """A model file of uniform play in the round game ``LiarsDiceGame(**round_game)`` (a table)."""
+    from dice_envs.agents.liars_dice.learned import InfoStates
+    from dice_envs.agents.liars_dice.solver import PublicTree
+    from dice_envs.agents.liars_dice.training import save_table_model
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+    game = LiarsDiceGame(**round_game)
+    tree = PublicTree(game)
+    uniform = tree.uniform()
+    save_table_model(path, game, InfoStates(tree).to_action_table(uniform.edge, uniform.call))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def round_models(tmp_path_factory):
+    """Uniform round models of two-sided dice, aces wild, by name: 2v2, 1v2, 2v1 and 1v1."""
+    folder = tmp_path_factory.mktemp("round_models")
+    return {f"{a}v{b}": _uniform_round_model(folder / f"{a}v{b}.pt", dice_per_player=(a, b), faces=2, wild="aces")
+            for a, b in [(2, 2), (1, 2), (2, 1), (1, 1)]}
+
+
+def test_round_models_named_wrongly_are_refused_by_name(round_models, tmp_path):
+    """Every reading of the round models names what is wrong: no raw KeyError, TypeError or
+    unpacking error, no model file passed on as an agent."""
+    import torch
+
+    from dice_envs.agents.liars_dice.learned import build_network
+    from dice_envs.agents.scoring import score
+    from dice_envs.games.liars_dice.rules import LiarsDiceGame
+
+    m = round_models
+    whole = ",".join(m[name] for name in ("2v2", "1v2", "1v1"))
+    for spec in (whole + ",", "a.pt,", ",", f"{m['2v2']},,{m['1v1']}"):
+        with pytest.raises(ValueError, match="empty name between commas"):
+            score("liars-dice-match", spec)
+    with pytest.raises(ValueError, match=r"model file '.*missing\.pt' \(round model 2 of 2\) does not exist"):
+        score("liars-dice-match", f"{m['1v1']},{tmp_path / 'missing.pt'}")
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(ValueError, match="is not a Liar's Dice model"):
+        score("liars-dice-match", f"{m['1v1']},{tmp_path / 'notes.txt'}")
+    three = LiarsDiceGame(3, 1, 2, "aces")
+    torch.save({"game": three.config(), "hidden": "4", "net": build_network(three.config(), "4").state_dict()},
+               tmp_path / "three.pt")
+    for dice in (None, 1):
+        with pytest.raises(ValueError, match="trained on a game of 3 players"):
+            score("liars-dice-match", f"{tmp_path / 'three.pt'},{m['1v1']}", dice_per_player=dice)
+    with pytest.raises(ValueError, match="no round agents were given"):
+        score("liars-dice-match", [])
+    for key in ("2v2", (2,), 2, (2, 2, 0), (0, 1), (True, 1)):
+        with pytest.raises(ValueError, match="two dice counts from 1 to 5"):
+            score("liars-dice-match", {key: m["2v2"]})
+    with pytest.raises(ValueError, match="the agent for round 1v1 is not an agent"):
+        score("liars-dice-match", {(2, 2): m["2v2"], (1, 2): m["1v2"], (1, 1): 5})
+    # rounds trained on the game described the same way, but with player 1 starting or longer bids
+    started = _uniform_round_model(tmp_path / "1v2s1.pt", dice_per_player=(1, 2), faces=2, wild="aces",
+                                   starting_player=1)
+    with pytest.raises(ValueError, match="round 1v2 was trained on 1 and 2 two-sided dice, aces wild, player 1 "
+                                         "starting, not on"):
+        score("liars-dice-match", f"{m['2v2']},{started},{m['1v1']}")
+    longer = _uniform_round_model(tmp_path / "1v1q3.pt", faces=2, wild="aces", max_quantity=3)
+    with pytest.raises(ValueError, match="round 1v1 was trained on 1 two-sided die each, aces wild, quantities up "
+                                         "to 3, not on"):
+        score("liars-dice-match", longer)
+    # two largest rounds: the whole game's dice must be given
+    with pytest.raises(ValueError, match="largest rounds, 2v1 and 1v2, could each be the whole game's first"):
+        score("liars-dice-match", f"{m['2v1']},{m['1v2']},{m['1v1']}")
+    assert score("liars-dice-match", f"{m['2v1']},{m['1v2']},{m['1v1']}",
+                 dice_per_player=(1, 2))["config"]["dice_per_player"] == [1, 2]
+
+
+def test_round_models_read_every_way_score_alike(round_models):
+    """Model files joined by commas, as a list, as a mapping of files, and one 1v1 model alone
+    (the whole game of one die each) are read as the same whole-game agent: uniform play's
+    exploitability, the reference."""
+    from dice_envs.agents.scoring import score
+
+    m = round_models
+    names = ("2v2", "1v2", "1v1")
+    joined = score("liars-dice-match", ",".join(m[name] for name in names))
+    assert joined["agent_type"] == "torch" and joined["config"]["faces"] == 2
+    assert joined["exploitability"] == pytest.approx(joined["details"]["reference_exploitability"]["random"],
+                                                     abs=1e-12)
+    listed = score("liars-dice-match", [m[name] for name in names])
+    mapped = score("liars-dice-match", {(int(name[0]), int(name[2])): m[name] for name in names})
+    assert listed["exploitability"] == mapped["exploitability"] == joined["exploitability"]
+    alone = score("liars-dice-match", m["1v1"])
+    assert alone["config"]["dice_per_player"] == 1
+    assert alone["exploitability"] == pytest.approx(score("liars-dice-match", "random", dice_per_player=1,
+                                                          faces=2)["exploitability"], abs=1e-12)
+
+
+def test_the_whole_game_s_dice_from_the_largest_round_are_in_seat_order(round_models):
+    """The largest round given is named by the starter's dice first: with player 1 starting, the
+    whole game's dice (in seat order) are the other way round.  Swapping the seats and the first
+    starter is the same game seen from the other side, so the exploitability is the same."""
+    from dice_envs.agents.scoring import score
+
+    m = round_models
+    spec = f"{m['2v1']},{m['1v1']}"
+    first = score("liars-dice-match", spec)
+    second = score("liars-dice-match", spec, starting_player=1)
+    assert first["config"]["dice_per_player"] == [2, 1] and second["config"]["dice_per_player"] == [1, 2]
+    assert second["config"]["starting_player"] == 1
+    assert second["exploitability"] == pytest.approx(first["exploitability"], abs=1e-12)
+
+
+def test_a_whole_game_agent_is_scored_on_its_own_game_by_default():
+    """A whole-game agent of another first starter or next-round rule is scored on its own game
+    when the settings leave them out, and refused where they disagree; round agents of plain
+    functions are of kind "function", not "torch"."""
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+    from dice_envs.agents.scoring import score
+
+    game = SMALL["1v2 x2 highest, winner starts, 1 first"]
+    agent = WholeGameAgent(game, _round_agents(game))
+    assert agent.kind == "function"
+    scored = score("liars-dice-match", agent)
+    assert scored["config"] == game.config() and scored["agent_type"] == "function"
+    assert scored["exploitability"] == pytest.approx(match_exploitability(game, agent)["exploitability"], abs=1e-12)
+    with pytest.raises(ValueError, match="not the whole game the round agents were assembled for"):
+        score("liars-dice-match", agent, next_starter="loser")

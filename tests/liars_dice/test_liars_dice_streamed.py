@@ -11,6 +11,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memory_checks import traced_peak
 
 from dice_envs.agents.evaluate.contract import uniform_agent
@@ -286,3 +288,25 @@ def test_the_best_responses_to_uniform_play_by_the_bids_recursion_are_the_trees(
     for function in (uniform_play_best_responses, uniform_play_value):
         with pytest.raises(ValueError, match="two players"):
             function(LiarsDiceGame(num_players=3))
+
+
+@settings(max_examples=30, deadline=None)
+@given(dice=st.tuples(st.integers(1, 2), st.integers(1, 2)), faces=st.integers(2, 4),
+       wild=st.sampled_from(["none", "highest", "aces"]), starting_player=st.integers(0, 1))
+def test_uniform_play_s_recursions_are_the_trees_over_small_games(dice, faces, wild, starting_player):
+    """Over every small round (unequal dice, every wild rule, either player first): the recursions'
+    best responses, losing responses (negated payoffs) and self-play value are the public tree's."""
+    import copy
+
+    from dice_envs.agents.liars_dice.evaluation import uniform_play_best_responses, uniform_play_value
+    from dice_envs.agents.liars_dice.solver import best_response_value
+
+    game = LiarsDiceGame(2, dice, faces, wild, None, starting_player)
+    tree = PublicTree(game)
+    whole = evaluate(tree, tree.uniform())
+    negated = copy.copy(tree)
+    negated.payoff_t = [-t for t in tree.payoff_t]
+    assert uniform_play_best_responses(game) == pytest.approx(whole.best_response, abs=1e-12)
+    assert uniform_play_value(game) == pytest.approx(whole.value_first_player, abs=1e-12)
+    assert uniform_play_best_responses(game, -1.0) == pytest.approx(
+        [best_response_value(negated, tree.uniform(), q) for q in (0, 1)], abs=1e-12)
