@@ -96,6 +96,8 @@ NAMED_GAMES: Dict[str, NamedGame] = {g.name: g for g in (
     NamedGame("LD1D6F-nowild", 1, 6, "none", (-0.1111111111111111, -0.1111111111111111), _LP, _ROUND_VALUES, "-1/9"),
     NamedGame("LD1D6F", 1, 6, "highest", (-0.027131782945736434, -0.027131782945736434), _LP, _ROUND_VALUES,
               "-7/258"),
+    NamedGame("LD1D6F-aces", 1, 6, "aces", (-0.021406727828746176, -0.021406727828746176), _LP, _ROUND_VALUES,
+              "-7/327"),
     NamedGame("LD1v2D6F-aces", (1, 2), 6, "aces", (-0.09275764698416426, -0.09256590503929965), _CFR4, _ROUND_VALUES),
     NamedGame("LD2v1D6F-aces", (2, 1), 6, "aces", (0.25912751082696606, 0.2593225300250899), _CFR4, _ROUND_VALUES),
     NamedGame("LD2D6F-aces", 2, 6, "aces", (0.0085095, 0.0125105), _CFR3_RECORDED, _ROUND_VALUES),
