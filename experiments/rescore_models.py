@@ -7,7 +7,7 @@ Dice.  One line per model (the measure, the figure re-scored, the documented one
 exit status is 1 if any model is off by more than its tolerance.
 
 The default set (:data:`QUICK`: Pig, All Yellow Zombie Dice and every one-die-each Liar's Dice model)
-takes a few minutes and is what ``tests/agents/test_rescore_models.py`` runs.  Four groups take longer:
+takes a few minutes and is what ``tests/agents/test_rescore_models.py`` runs.  Five groups take longer:
 
 * ``--zombie-dice``: the three models of the full Zombie Dice game (goal 13, official dice), whose
   exact scores run the network on 3.4e8 states, 4 to 7 minutes each;
@@ -15,9 +15,13 @@ takes a few minutes and is what ``tests/agents/test_rescore_models.py`` runs.  F
   wild), a third of a minute to 3 minutes each, the slowest of the default set's old members (the
   suite scores unequal dice with a model it trains: ``tests/liars_dice/test_train_liars_dice_play.py``);
 * ``--2v2``: the Liar's Dice model for two dice each (aces wild), whose exact score is streamed over
-  352 M information states: 9-10 minutes alone on one core, much longer on a busy machine.
+  352 M information states: 9-10 minutes alone on one core, much longer on a busy machine;
+* ``--whole-game``: the whole game of losing dice from two dice each (aces wild), played by the 2v2, 1v2
+  and 1v1 models (``dice-envs evaluate liars-dice-match`` with the three files joined by commas): the 2v2
+  round streamed with the model asked through the whole game's observations, 45 CPU minutes and 5 GiB.
 
-Run: ``.venv/bin/python experiments/rescore_models.py [--zombie-dice] [--1v2] [--2v1] [--2v2] [--all] [MODEL ...]``.
+Run: ``.venv/bin/python experiments/rescore_models.py [--zombie-dice] [--1v2] [--2v1] [--2v2] [--whole-game] [--all]
+[MODEL ...]``.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ class Figure:
     options: Tuple[str, ...]  #: the game's settings, as ``dice-envs evaluate`` spells them
     figure: float  #: the documented measure
     tolerance: float
-    group: str = "quick"  #: ``quick``, ``zombie-dice``, ``1v2``, ``2v1`` or ``2v2``
+    group: str = "quick"  #: ``quick``, ``zombie-dice``, ``1v2``, ``2v1``, ``2v2`` or ``whole-game``
     source: str = ""  #: where the figure is documented
 
     @property
@@ -93,6 +97,8 @@ MODELS: Tuple[Figure, ...] = (
            source="docs/games/zombie_dice.md"),
     Figure("liars_dice_play_escher_2v2_aces.pt", "liars-dice", (*_SIX, "--dice", "2", "2", "--wild", "aces"),
            0.1047116, 1e-6, group="2v2", source="README.md"),
+    Figure("liars_dice_play_escher_2v2_aces.pt,liars_dice_play_escher_1v2_aces.pt,liars_dice_play_escher_1v1_aces.pt",
+           "liars-dice-match", (), 0.0904469, 1e-6, group="whole-game", source=_ESCHER_PAGE),
 )
 
 #: The models re-scored by default (and by the test suite).
@@ -129,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also the Liar's Dice model for two dice against one (1-3 minutes)")
     parser.add_argument("--2v2", dest="two_each", action="store_true",
                         help="also the two-dice-each Liar's Dice model (9-10 minutes on an idle core)")
+    parser.add_argument("--whole-game", dest="whole_game", action="store_true",
+                        help="also the whole game from two dice each (aces wild) played by the 2v2, 1v2 and 1v1 "
+                             "models (its 2v2 round streamed: 45 CPU minutes, 5 GiB)")
     parser.add_argument("--all", action="store_true", help="every committed model")
     args = parser.parse_args(argv)
 
@@ -138,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"no documented figure for {', '.join(unknown)} (known: {', '.join(known)})")
     groups = {"quick"} | ({"zombie-dice"} if args.zombie_dice or args.all else set()) | (
         {"1v2"} if args.one_two or args.all else set()) | ({"2v1"} if args.two_one or args.all else set()) | (
-        {"2v2"} if args.two_each or args.all else set())
+        {"2v2"} if args.two_each or args.all else set()) | ({"whole-game"} if args.whole_game or args.all else set())
     chosen = [known[name] for name in args.models] or [entry for entry in MODELS if entry.group in groups]
 
     failed = []
