@@ -305,9 +305,10 @@ def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
             if game.num_players != 2:
                 raise ValueError(f"agent {getattr(agent, 'name', agent)!r} was trained on a game of "
                                  f"{game.num_players} players; a whole game is made of two-player rounds")
-            if game.dice in rounds:
+            key = round_key(game.dice)
+            if key in rounds:
                 raise ValueError(f"two agents for the round {game.describe()}")
-            rounds[game.dice] = agent
+            rounds[key] = agent
     else:
         return None
     games = {key: game for key, agent in rounds.items() if (game := _trained_game(agent)) is not None}
