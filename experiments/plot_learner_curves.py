@@ -61,6 +61,8 @@ PRESETS: Tuple[Preset, ...] = (
     Preset("liars-dice", "escher-1v1", "ESCHER, one die each, no wild face", _seeds("liars_dice_play_escher_6faces_30min")),
     Preset("liars-dice", "escher-1v1-highest", "ESCHER, one die each, highest face wild",
            _seeds(f"{_ESCHER}_games8192_6faces_wild_30min")),
+    Preset("liars-dice", "escher-1v1-aces", "ESCHER, one die each, aces wild",
+           _seeds(f"{_ESCHER}_games8192_6faces_1v1_aces_30min")),
     Preset("liars-dice", "escher-1v2-aces", "ESCHER, one die against two, aces wild",
            _seeds(f"{_ESCHER}_floor001_6faces_1v2_aces_60min")),
     Preset("liars-dice", "escher-2v1-aces", "ESCHER, two dice against one, aces wild",
