@@ -45,7 +45,6 @@ from dice_envs.agents.liars_dice.learned import (
 from dice_envs.agents.liars_dice.match_solver import match_exploitability
 from dice_envs.agents.liars_dice.solver import PublicTree
 from dice_envs.agents.liars_dice.streamed import fits_in_memory, streamed_evaluate
-from dice_envs.core.resources import announced
 from dice_envs.games.liars_dice.match import LiarsDiceMatchGame
 from dice_envs.core.validation import check_choice
 from dice_envs.games.liars_dice.named import name_of
@@ -200,12 +199,18 @@ def load_agent(path) -> Agent:
     return LiarsDiceNetworkAgent(model_from(blob, path), os.path.basename(path))
 
 
+def _trained_game(agent) -> Optional[LiarsDiceGame]:
+    """The round game a model of the room's learners was trained on (``None`` for other agents)."""
+    if isinstance(agent, LiarsDiceNetworkAgent):
+        return agent.learned.game
+    return agent.game if isinstance(agent, BeliefAgent) else None
+
+
 def _round_game(spec, asked: dict) -> LiarsDiceGame:
     """The game to score ``spec`` in: the settings asked for, which must agree with the game a model
     records it was trained on, and the recorded ones for those not asked."""
     recorded: dict = {}
-    trained = spec.learned.game if isinstance(spec, LiarsDiceNetworkAgent) else spec.game if isinstance(
-        spec, BeliefAgent) else None  # (the game a model of the room's learners was trained on)
+    trained = _trained_game(spec)
     if isinstance(spec, Agent):
         recorded = trained.config() if trained is not None else spec.info
     same = {"faces": lambda a, b: a == b, "wild": lambda a, b: check_wild(a) == check_wild(b),
@@ -233,23 +238,12 @@ def _streamed(spec, game: LiarsDiceGame) -> dict:
                          f"observations (a saved model, module:function) or 'random'; got {spec!r}")
     if agent.observation_size not in (None, game.prefix_size):
         check_size(agent, int(game.observation_shape[0]), repr(game))
-    builtin = agent.kind == "builtin"  # the uniform policy's own score is the reference: one evaluation, not two
-    ev = streamed_evaluate(game, agent, progress=block_progress(f"scoring {agent.name}"), runs=1 if builtin else 2)
-    if builtin:
-        uniform = ev
-    else:
-        with announced():  # the estimate above covered it
-            uniform = streamed_evaluate(game, random_agent(), progress=block_progress("scoring the uniform policy"))
-    return best_response_report(ev.nash_conv, ev.best_response, uniform.exploitability,
+    ev = streamed_evaluate(game, agent, progress=block_progress(f"scoring {agent.name}"))
+    # the reference, uniform play's exploitability: the uniform policy's own score, or the recursion over the bids
+    uniform = ev.exploitability if agent.kind == "builtin" else sum(uniform_play_best_responses(game)) / 2
+    return best_response_report(ev.nash_conv, ev.best_response, uniform,
                                 "not cached, and too large to solve for a report (the exploitability is streamed "
                                 "over the public tree)")
-
-
-def _trained_game(agent) -> Optional[LiarsDiceGame]:
-    """The round game a model of the room's learners was trained on (``None`` for other agents)."""
-    if isinstance(agent, LiarsDiceNetworkAgent):
-        return agent.learned.game
-    return agent.game if isinstance(agent, BeliefAgent) else None
 
 
 def _round_model(item, what: str):

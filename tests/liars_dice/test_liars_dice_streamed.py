@@ -106,6 +106,12 @@ def test_cli_scores_two_dice_each_streamed(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "liars-dice", "equilibrium", "--dice", "2", "--faces", "3", "--wild", "aces"])
     assert "not cached" in capsys.readouterr().err
+    # an agent's report: its reference, uniform play's exploitability, is the walked tree's
+    from dice_envs.agents.scoring import score
+
+    scored = score("liars-dice", FunctionAgent(uniform_agent, "also uniform"), dice_per_player=2, faces=3, wild="aces")
+    assert scored["exploitability"] == pytest.approx(whole.exploitability, abs=1e-12)
+    assert scored["details"]["reference_exploitability"]["random"] == pytest.approx(whole.exploitability, abs=1e-12)
 
 
 def test_bad_requests():
