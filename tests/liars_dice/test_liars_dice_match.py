@@ -352,20 +352,15 @@ def _round_agents(game):
     return {key: hashed_agent for key in rounds_needed(game)}
 
 
-@pytest.mark.parametrize("name", list(WHOLE))
-def test_a_whole_game_agent_asks_the_round_s_agent_in_the_round_game(name):
-    """Along random whole games, the agent's probabilities are its round agent's in the round game
-    built afresh from the match state (the starter's dice first, the starter in seat 0), read
-    back as match actions; rounds started by either seat occur."""
-    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+def _play_against_the_round_agents(game, agent, rng, games: int):
+    """Random whole games of ``game``; at every decision, ``agent`` (a WholeGameAgent of
+    :func:`_round_agents`) must answer as its round agent in the round game built afresh from the
+    match state (the starter's dice first, the starter in seat 0), read back as match actions.
+    Returns the starters and the rounds met."""
     from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState
 
-    game = WHOLE[name]
-    agent = WholeGameAgent(game, _round_agents(game))
-    assert agent.observation_size == game.observation_shape[0]
-    rng = np.random.default_rng(3)
     starters, rounds = set(), set()
-    for _ in range(40):
+    for _ in range(games):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -381,11 +376,26 @@ def test_a_whole_game_agent_asks_the_round_s_agent_in_the_round_game(name):
                                     alone.action_mask().astype(bool)[None])[0]
             got = agent(state.observation(mover)[None], state.action_mask().astype(bool)[None])[0]
             np.testing.assert_allclose(got[: round_game.num_bids], expected[: round_game.num_bids], atol=1e-12)
+            assert got[round_game.num_bids : game.call_action].sum() == 0.0
             assert got[game.call_action] == pytest.approx(expected[round_game.call_action], abs=1e-12)
             assert got.sum() == pytest.approx(1.0)
             starters.add(s)
             rounds.add(key)
-            state = state.apply(int(rng.choice(state.legal_actions(), p=got[list(state.legal_actions())])))
+            legal = list(state.legal_actions())
+            state = state.apply(int(rng.choice(legal, p=got[legal] / got[legal].sum())))
+    return starters, rounds
+
+
+@pytest.mark.parametrize("name", list(WHOLE))
+def test_a_whole_game_agent_asks_the_round_s_agent_in_the_round_game(name):
+    """Along random whole games, the agent's probabilities are its round agent's in the round game
+    built afresh from the match state; rounds started by either seat occur."""
+    from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
+
+    game = WHOLE[name]
+    agent = WholeGameAgent(game, _round_agents(game))
+    assert agent.observation_size == game.observation_shape[0]
+    starters, rounds = _play_against_the_round_agents(game, agent, np.random.default_rng(3), 40)
     assert starters == {0, 1} and rounds == set(agent.rounds)
 
 
@@ -453,28 +463,9 @@ def test_a_whole_game_agent_finds_every_round_and_its_starter(dice, faces, wild,
     round agent does in the round game built afresh from the match state (seat, own dice, bids,
     dice counts rewritten with the starter in seat 0)."""
     from dice_envs.agents.liars_dice.match_agent import WholeGameAgent
-    from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState
 
     game = LiarsDiceMatchGame(2, dice, faces, wild, starting_player, next_starter)
-    agent = WholeGameAgent(game, _round_agents(game))
-    rng = np.random.default_rng(seed)
-    for _ in range(4):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state = state.apply(state.sample_chance(rng))
-                continue
-            inner, s = state.round, state.round.game.starting_player
-            round_game = LiarsDiceGame(2, (len(inner.rolls[s]), len(inner.rolls[1 - s])), faces, wild)
-            alone = LiarsDiceState(round_game, (inner.rolls[s], inner.rolls[1 - s]), inner.bids, False)
-            expected = hashed_agent(alone.observation(alone.current_player)[None],
-                                    alone.action_mask().astype(bool)[None])[0]
-            got = agent(state.observation(state.current_player)[None], state.action_mask().astype(bool)[None])[0]
-            np.testing.assert_allclose(got[: round_game.num_bids], expected[: round_game.num_bids], atol=1e-12)
-            assert got[round_game.num_bids : game.call_action].sum() == 0.0
-            assert got[game.call_action] == pytest.approx(expected[round_game.call_action], abs=1e-12)
-            legal = list(state.legal_actions())
-            state = state.apply(int(rng.choice(legal, p=got[legal] / got[legal].sum())))
+    _play_against_the_round_agents(game, WholeGameAgent(game, _round_agents(game)), np.random.default_rng(seed), 4)
 
 
 @settings(max_examples=15, deadline=None)
