@@ -19,11 +19,10 @@
 from __future__ import annotations
 
 import os
-from typing import Mapping, Optional, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.evaluate.observation_agents import Agent
 from dice_envs.agents.evaluate.report import (
     best_response_report,
@@ -35,8 +34,8 @@ from dice_envs.agents.evaluate.report import (
 from dice_envs.agents.liars_dice.belief_learner import MODEL_KIND, BeliefAgent, belief_agent
 from dice_envs.agents.liars_dice.cli import AGAINST
 from dice_envs.agents.liars_dice.learned import (
-    InfoStates,
     LiarsDiceNetworkAgent,
+    agent_tree_policy,
     equilibrium_if_cheap,
     exact_scores,
     model_from,
@@ -86,19 +85,13 @@ def score_round(spec, faces: Optional[int] = None, dice_per_player=None, wild=No
                              "DIR, or score against a best response (--against best-response, the default)")
     if not fits_in_memory(game):
         return {**_streamed(spec, game), "config": config}
-    tree = PublicTree(game)
     if isinstance(spec, Agent):
-        states = InfoStates(tree)
-        obs = states.obs
-        if spec.observation_size == game.prefix_size:  # trained on dice_envs 0.1's observation, without the counts
-            obs = obs[:, : game.prefix_size]
-        else:
-            check_size(spec, int(game.observation_shape[0]), repr(game))
-        policy = states.to_tree_policy(ask_agent(spec, obs, states.mask, what=f"agent {spec.name}"))
+        tree, policy = agent_tree_policy(game, spec, f"scoring {spec.name} on {game!r} in memory")
     elif spec in ("equilibrium", "optimal"):
         assert eq is not None  # solved or refused above
-        policy = eq.policy
+        tree, policy = PublicTree(game), eq.policy
     elif spec in ("random", "uniform"):
+        tree = PublicTree(game)
         policy = tree.uniform()
     else:
         raise ValueError(f"agent must be a saved model (.pt, .zip), module:function, 'equilibrium' or 'random', "
@@ -176,12 +169,13 @@ def uniform_play_value(game: LiarsDiceGame) -> float:
     return float(after[:, game.starting_player].mean())
 
 
-def uniform_round_responses(round_game: LiarsDiceGame) -> dict:
+def uniform_round_responses(round_game: LiarsDiceGame, losing: Sequence[int] = ()) -> dict:
     """A round's figures for the whole game's scoring of uniform play
     (:func:`~dice_envs.agents.liars_dice.match_solver.match_exploitability`'s ``round_responses``),
     by the recursions over the bids: no tree, two six-sided dice each included."""
+    negated = uniform_play_best_responses(round_game, -1.0) if losing else None
     return {"best": list(uniform_play_best_responses(round_game)), "value": uniform_play_value(round_game),
-            "losing": lambda q: uniform_play_best_responses(round_game, -1.0)[q]}
+            "losing": {q: negated[q] for q in losing} if negated is not None else {}}
 
 
 def load_agent(path) -> Agent:

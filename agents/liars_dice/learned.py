@@ -186,9 +186,9 @@ class InfoStates:
         for k in range(B):
             lo, hi = 1 << k, 1 << (k + 1)
             edge[lo:hi] = p[:lo, :, k]
-        call = p[:, :, tree.game.call_action].astype(np.float64).copy()
+        call = p[:, :, tree.game.call_action].astype(np.float64)  # a copy
         call[0] = 0.0
-        return TreePolicy(tree, edge.astype(np.float64), call)
+        return TreePolicy(tree, edge, call)
 
     def to_action_table(self, q_edge: np.ndarray, q_call: np.ndarray) -> np.ndarray:
         """Per-edge ``(N, R)`` arrays -> ``(N * R, A)`` per-action table (0 where illegal)."""
@@ -201,6 +201,59 @@ class InfoStates:
         out[:, :, tree.game.call_action] = q_call
         out[0, :, tree.game.call_action] = 0.0
         return out.reshape(N * R, -1) * self.mask
+
+
+def agent_tree_policy_bytes(game: "LiarsDiceGame") -> int:
+    """The peak memory of :func:`agent_tree_policy` on ``game`` (a Python integer).  Per (public
+    node, roll): the public tree
+    (:data:`~dice_envs.agents.liars_dice.solver.PUBLIC_TREE_BYTES_PER_STATE`), the
+    :class:`InfoStates` row (float32 observations, a mask byte per action, 9 bytes of
+    bookkeeping), the agent's answer (float64 per action) and the :class:`TreePolicy` (16 bytes);
+    once, a batch of what an agent is given and answers
+    (:data:`~dice_envs.agents.evaluate.contract.DEFAULT_BATCH` rows at most, eight copies: the answer's
+    checks, and a wrapper's such as :class:`~dice_envs.agents.liars_dice.match_solver.RoundAgent`,
+    which rewrites the batch and checks the answer of the agent it wraps).  The agent's
+    own working memory on a batch is not counted (a network runs in chunks of
+    :data:`NETWORK_CHUNK` rows)."""
+    from dice_envs.agents.evaluate.contract import DEFAULT_BATCH
+    from dice_envs.agents.liars_dice.compiled_solver import state_count
+    from dice_envs.agents.liars_dice.solver import PUBLIC_TREE_BYTES_PER_STATE
+
+    obs, actions = int(game.observation_shape[0]), game.num_actions
+    row, states = 4 * obs + actions, state_count(game)
+    per_state = PUBLIC_TREE_BYTES_PER_STATE + row + 9 + 8 * actions + 16
+    return states * per_state + 8 * min(states, DEFAULT_BATCH) * (row + 8 * actions)
+
+
+def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
+    """``(tree, policy)``: the in-memory :class:`~dice_envs.agents.liars_dice.solver.PublicTree`
+    of ``game`` and the :class:`~dice_envs.agents.liars_dice.solver.TreePolicy` that ``agent``
+    (``agent(observations, masks)`` over the environment's observations) plays at every
+    information state, asked in batches and checked
+    (:func:`~dice_envs.agents.evaluate.contract.ask_agent`).  An agent trained on dice_envs 0.1's
+    observation (without the dice counts, ``observation_size == game.prefix_size``) is given that.
+
+    The peak memory (:func:`agent_tree_policy_bytes`) is checked against the limit before
+    anything is built; ``what`` names the request in a refusal.
+
+    Raises:
+        ResourceLimitError: over the memory limit.
+        ValueError: an agent whose observation size is neither of the game's.
+    """
+    from dice_envs.agents.evaluate.contract import ask_agent
+    from dice_envs.agents.evaluate.report import check_size
+    from dice_envs.agents.liars_dice.solver import PublicTree
+    from dice_envs.core.resources import check_resources
+
+    size = getattr(agent, "observation_size", None)
+    if size is not None and size != game.prefix_size:
+        check_size(agent, int(game.observation_shape[0]), repr(game))
+    check_resources(what, agent_tree_policy_bytes(game))
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    obs = states.obs[:, : game.prefix_size] if size == game.prefix_size else states.obs
+    name = getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__)
+    return tree, states.to_tree_policy(ask_agent(agent, obs, states.mask, what=f"agent {name}"))
 
 
 #: the hidden layers' activations :func:`build_network` offers, by name

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from dice_envs.agents.liars_dice.solver import TreePolicy
 
 __all__ = ["BatchedMatchPolicy", "MatchPolicy", "MatchSolution", "RoundAgent", "combine_intervals", "match_exploitability",
-           "position_intervals", "positions", "solve_match"]
+           "match_memory_bytes", "position_intervals", "positions", "solve_match"]
 
 Position = Tuple[int, int, int]  # (player 0's dice, player 1's dice, the round's starter)
 
@@ -314,84 +314,111 @@ class RoundAgent:
         return np.concatenate([probs[:, : r.num_bids], probs[:, g.call_action : g.call_action + 1]], axis=1)
 
 
-def _round_responses(round_game: LiarsDiceGame, agent) -> dict:
-    """The round policy's best-response values for each player (+1/-1), and functions for the
-    "losing responses" (best responses to the negated payoffs), computed when asked."""
+def _round_responses(round_game: LiarsDiceGame, agent, losing: Sequence[int] = ()) -> dict:
+    """A round policy's figures for :func:`match_exploitability`: each player's best-response
+    value (``"best"``), player 0's self-play value (``"value"``) and, for each player in
+    ``losing``, the value of its losing response (the best response to the negated payoffs,
+    ``"losing": {player: value}``).  Nothing of the round is kept: one round's tree or blocks
+    at a time."""
     from dice_envs.agents.liars_dice.streamed import fits_in_memory
 
     if fits_in_memory(round_game):
-        from dice_envs.agents.liars_dice.learned import InfoStates
-        from dice_envs.agents.liars_dice.solver import PublicTree, best_response_value, evaluate
+        from dice_envs.agents.liars_dice.learned import agent_tree_policy
+        from dice_envs.agents.liars_dice.solver import best_response_value, evaluate
 
-        tree = PublicTree(round_game)
-        states = InfoStates(tree)
-        policy = states.to_tree_policy(agent(states.obs, states.mask))
+        tree, policy = agent_tree_policy(round_game, agent, f"scoring the round {round_game!r} of the whole game in "
+                                                            f"memory")
         ev = evaluate(tree, policy)
         negated = copy.copy(tree)
         negated.payoff_t = [-t for t in tree.payoff_t]
-        return {"best": ev.best_response, "value": ev.value_first_player,
-                "losing": lambda q: best_response_value(negated, policy, q)}
+        return {"best": list(ev.best_response), "value": ev.value_first_player,
+                "losing": {q: best_response_value(negated, policy, q) for q in losing}}
     from dice_envs.agents.liars_dice.streamed import StreamedTree, streamed_evaluate
+    from dice_envs.core.resources import announced
 
-    ev = streamed_evaluate(round_game, agent)
-
-    def losing(q):
+    runs = 1 + len(losing)  # the time estimate of the first pass covers the losing responses' passes
+    ev = streamed_evaluate(round_game, agent, runs=runs)
+    losing_values: Dict[int, float] = {}
+    for q in losing:
         negated = StreamedTree(round_game)
         negated.payoff_for = [-t for t in negated.payoff_for]
-        return streamed_evaluate(round_game, agent, tree=negated).best_response[q]
+        with announced():
+            losing_values[q] = streamed_evaluate(round_game, agent, tree=negated).best_response[q]
+    return {"best": list(ev.best_response), "value": ev.value_first_player, "losing": losing_values}
 
-    return {"best": ev.best_response, "value": ev.value_first_player, "losing": losing}
+
+def match_memory_bytes(game: LiarsDiceMatchGame, agent) -> int:
+    """The peak memory of :func:`match_exploitability` scoring ``agent`` on ``game``: its largest
+    round's, in memory (:func:`dice_envs.agents.liars_dice.learned.agent_tree_policy_bytes`) or
+    streamed (:func:`dice_envs.agents.liars_dice.streamed.memory_bytes`)."""
+    from dice_envs.agents.liars_dice.learned import agent_tree_policy_bytes
+    from dice_envs.agents.liars_dice.streamed import AgentSource, StreamedTree, fits_in_memory, memory_bytes
+
+    peak = 0
+    for d0, d1, s in positions(game):
+        round_game = game.round_game((d0, d1), s)
+        if fits_in_memory(round_game):
+            peak = max(peak, agent_tree_policy_bytes(round_game))
+        else:
+            tree = StreamedTree(round_game)
+            peak = max(peak, memory_bytes(tree, AgentSource(RoundAgent(agent, game, round_game, (d0, d1)), round_game,
+                                                            tree)))
+    return peak
 
 
 def match_exploitability(game: LiarsDiceMatchGame, agent, progress=None,
-                         round_responses: Optional[Callable[[LiarsDiceGame], dict]] = None) -> dict:
+                         round_responses: Optional[Callable[[LiarsDiceGame, Sequence[int]], dict]] = None) -> dict:
     """The exact exploitability of a whole-game policy (``agent(observations, masks)`` over
     the match's observations, both seats): each player's best response to it in the whole
     game, from every round game's best and losing responses.
 
-    ``round_responses(round_game)``, where given, computes a round's figures instead of walking
-    the round's tree with ``agent`` (``{"best": [player 0's, player 1's], "value": player 0's
-    self-play value, "losing": q -> player q's value of the best response to the negated
-    payoffs}``): uniform play's come from recursions over the bids
-    (:func:`dice_envs.agents.liars_dice.evaluation.uniform_round_responses`).
+    The positions are scored from the fewest dice up, so that before a round is scored each
+    player's values after winning and after losing it are known, and with them whether its
+    losing response is needed; one round is held at a time, so the peak memory is the largest
+    round's (:func:`match_memory_bytes`), checked against the limit before any round is scored.
+
+    ``round_responses(round_game, losing)``, where given, computes a round's figures instead of
+    walking the round's tree with ``agent`` (``{"best": [player 0's, player 1's], "value":
+    player 0's self-play value, "losing": {q: player q's value of the best response to the
+    negated payoffs, for each q in losing}}``): uniform play's come from recursions over the
+    bids (:func:`dice_envs.agents.liars_dice.evaluation.uniform_round_responses`).
+    ``progress(position)`` is called after each round.
 
     Returns ``{"exploitability", "nash_conv", "best_response": [player 0's, player 1's],
     "value_first_player" (self-play), "positions": {position: round figures}}``.
     """
     _check(game)
-    rounds = {}
-    for position in reversed(positions(game)):
-        d0, d1, s = position
-        round_game = game.round_game((d0, d1), s)
-        rounds[position] = (round_responses(round_game) if round_responses is not None
-                            else _round_responses(round_game, RoundAgent(agent, game, round_game, (d0, d1))))
-        if progress is not None:
-            progress(position)
-    best, selfplay = {}, {}
+    if round_responses is None:  # refused before any round is scored
+        from dice_envs.core.resources import check_resources
+
+        check_resources(f"scoring the whole game {game!r} (one round game at a time)", match_memory_bytes(game, agent))
+    best: Dict[Tuple[Position, int], float] = {}  # (position, q): q's best-response value of the whole game there
+    selfplay: Dict[Position, float] = {}  # player 0's value of the whole game there, both playing the policy
+    figures = {}
 
     def br(position: Position, q: int) -> float:
         end = _terminal_value(position, q)
-        if end is not None:
-            return end
-        key = (position, q)
-        if key not in best:
-            after_q_wins, after_q_loses = next_positions(game, position)[:: 1 if q == 0 else -1]
-            w, lo = br(after_q_wins, q), br(after_q_loses, q)
-            r = rounds[position]
-            if w >= lo:
-                best[key] = _combine(w, lo, r["best"][q])
-            else:  # losing this round is worth more to q: its best play there tries to lose
-                best[key] = _combine(lo, w, r["losing"](q))
-        return best[key]
+        return best[(position, q)] if end is None else end
 
     def value(position: Position) -> float:
         end = _terminal_value(position, 0)
-        if end is not None:
-            return end
-        if position not in selfplay:
-            win, lose = next_positions(game, position)
-            selfplay[position] = _combine(value(win), value(lose), rounds[position]["value"])
-        return selfplay[position]
+        return selfplay[position] if end is None else end
+
+    for position in sorted(positions(game), key=lambda p: p[0] + p[1]):  # each round's successors have fewer dice
+        d0, d1, s = position
+        win, lose = next_positions(game, position)
+        after = {q: (br(win, q), br(lose, q)) if q == 0 else (br(lose, q), br(win, q)) for q in (0, 1)}
+        losing = [q for q, (won, lost) in after.items() if won < lost]  # losing this round is worth more to q
+        round_game = game.round_game((d0, d1), s)
+        r = (round_responses(round_game, losing) if round_responses is not None
+             else _round_responses(round_game, RoundAgent(agent, game, round_game, (d0, d1)), losing))
+        for q, (won, lost) in after.items():
+            best[(position, q)] = (_combine(won, lost, r["best"][q]) if q not in losing
+                                   else _combine(lost, won, r["losing"][q]))
+        selfplay[position] = _combine(value(win), value(lose), r["value"])
+        figures[position] = r
+        if progress is not None:
+            progress(position)
 
     start = (game.dice[0], game.dice[1], game.starting_player)
     responses = [br(start, 0), br(start, 1)]
@@ -399,4 +426,4 @@ def match_exploitability(game: LiarsDiceMatchGame, agent, progress=None,
     return {"exploitability": nash_conv / 2, "nash_conv": nash_conv, "best_response": responses,
             "value_first_player": value(start),
             "positions": {f"{d0}v{d1} starter {s}": {"best_response": list(r["best"]), "value_player_0": r["value"]}
-                          for (d0, d1, s), r in rounds.items()}}
+                          for (d0, d1, s), r in figures.items()}}

@@ -235,6 +235,67 @@ def test_a_whole_game_with_a_round_over_the_memory_limit_is_refused_before_any_r
         gymnasium.make("dice_envs/LiarsDiceMatch-v0", dice_per_player=2)
 
 
+def test_scoring_a_whole_game_over_the_memory_limit_is_refused_before_any_round_is_scored(monkeypatch):
+    """The largest round is 1 v 2 six-faced dice (5.5 M information states, about 2.4 GiB in memory);
+    its scoring held every in-memory round's tree to the end and measured 3.9 GB for this game."""
+    from dice_envs.agents.liars_dice.learned import agent_tree_policy_bytes
+    from dice_envs.agents.liars_dice.match_solver import match_memory_bytes
+    from dice_envs.core.resources import ResourceLimitError
+
+    game = LiarsDiceMatchGame(dice_per_player=(1, 2), faces=6, wild="aces")
+    largest = agent_tree_policy_bytes(game.round_game((1, 2), 0))
+    assert match_memory_bytes(game, uniform_agent) == largest
+    asked = []
+
+    def watched(observations, masks):
+        asked.append(len(masks))
+        return uniform_agent(observations, masks)
+
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", str(largest - 1))
+    with pytest.raises(ResourceLimitError, match=r"scoring the whole game .* needs about 2\.\d GiB"):
+        match_exploitability(game, watched)
+    assert asked == []
+
+
+@pytest.mark.parametrize("dice", [(1, 2), (2, 1)])
+def test_the_whole_game_s_memory_estimate_covers_its_measured_peak_within_2x(dice):
+    from dice_envs.agents.liars_dice.match_solver import match_memory_bytes
+    from memory_checks import traced_peak
+
+    match_exploitability(LiarsDiceMatchGame(dice_per_player=dice, faces=2), hashed_agent)  # imports, not traced
+    game = LiarsDiceMatchGame(dice_per_player=dice, faces=5, wild="aces")  # its largest round: 491,520 rows
+    peak = traced_peak(lambda: match_exploitability(game, hashed_agent))
+    assert peak <= match_memory_bytes(game, hashed_agent) <= 2 * peak
+
+
+def test_a_whole_game_s_scoring_holds_one_round_at_a_time(monkeypatch):
+    """Each round's tree is let go once its figures (the losing responses too, where the values after
+    the round ask for them) are computed."""
+    import gc
+    import weakref
+
+    from dice_envs.agents.liars_dice import learned
+
+    trees = []
+    built = learned.agent_tree_policy
+
+    def watched(game, agent, what):
+        alive = [ref for ref in trees if ref() is not None]
+        assert not alive, f"{len(alive)} round trees were still held when {game!r} was built"
+        tree, policy = built(game, agent, what)
+        trees.append(weakref.ref(tree))
+        return tree, policy
+
+    monkeypatch.setattr(learned, "agent_tree_policy", watched)
+    gc.disable()  # the trees must be freed by reference counting, not by a collection that happens to run
+    try:
+        game = SMALL["1v2 x2 highest, winner starts, 1 first"]
+        match_exploitability(game, hashed_agent)
+    finally:
+        gc.enable()
+    assert len(trees) == len(positions(game))
+
+
 def test_gymnasium_id_against_the_equilibrium():
     import gymnasium
     from gymnasium.utils.env_checker import check_env
