@@ -47,7 +47,8 @@ class GameEntry:
         picture: the module that draws its table (``draw(table, game, state, agents, moves)``).
         commands: the module that adds its ``dice-envs`` sub-commands (``add_commands(verbs)``).
         agent_files: ``(suffix, "module:function")`` of the model files its own learners save: the
-            function loads one as an agent over observations (``dice-envs evaluate``).
+            function, ``load(path, greedy)``, loads one as an agent over observations playing its
+            probabilities or (``greedy``) its most probable legal action (``dice-envs evaluate``).
         evaluations: ``"module:attribute"`` of the tuple of its
             :class:`~dice_envs.agents.evaluate.report.Evaluation` objects: how ``dice-envs evaluate`` and
             :func:`dice_envs.agents.scoring.score` score its agents exactly.

@@ -22,10 +22,11 @@ sampled play.
 * ``module:function``, a function with the signature above (:class:`FunctionAgent`); it
   may also return ``(N,)`` integer actions, a deterministic agent.
 
-Networks play greedily by default (the most probable legal action, ties to the lowest
-action, as SB3's ``predict(deterministic=True)``; between two legal actions, action 1 where
-its probability is above 1/2, the training scripts' rule, so that near-ties are decided the
-same way); ``greedy=False`` scores their probabilities.
+SB3 and RLlib networks play greedily by default (the most probable legal action, ties to the
+lowest action, as SB3's ``predict(deterministic=True)``; between two legal actions, action 1
+where its probability is above 1/2, the training scripts' rule, so that near-ties are decided
+the same way: :func:`greedy_choice`); ``greedy=False`` scores their probabilities.  A game's own
+model files play their probabilities unless ``greedy=True``.
 """
 
 from __future__ import annotations
@@ -97,6 +98,19 @@ class FunctionAgent(Agent):
         return check_probabilities(answer, masks, f"agent {self.name}", observations)
 
 
+def greedy_choice(probs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """One-hot rows of each row's most probable legal action (ties to the lowest action; between
+    two legal actions, action 1 where its probability is above 1/2): how a network plays greedily."""
+    probs = np.where(masks, probs, 0.0)
+    best = np.argmax(np.where(masks, probs, -1.0), axis=1)
+    if masks.shape[1] == 2:  # roll/hold: action 1 iff its probability is above 1/2, exactly the
+        both = masks.all(axis=1)  # rule of the training scripts' greedy tables (jeopardy_learned)
+        best[both] = probs[both, 1] > 0.5
+    out = np.zeros(masks.shape)
+    out[np.arange(len(best)), best] = 1.0
+    return out
+
+
 class NetworkAgent(Agent):
     """An SB3 actor-critic policy (``MaskableActorCriticPolicy`` or ``ActorCriticPolicy``):
     its action distribution restricted to the legal actions, or its greedy action."""
@@ -123,15 +137,9 @@ class NetworkAgent(Agent):
             for start in range(0, len(observations), BATCH):
                 obs = torch.as_tensor(observations[start:start + BATCH])
                 probs[start:start + len(obs)] = self.policy.get_distribution(obs).distribution.probs.numpy()
-        probs = np.where(masks, probs, 0.0)
         if self.greedy:
-            best = np.argmax(np.where(masks, probs, -1.0), axis=1)
-            if masks.shape[1] == 2:  # roll/hold: action 1 iff its probability is above 1/2, exactly the
-                both = masks.all(axis=1)  # rule of the training scripts' greedy tables (jeopardy_learned)
-                best[both] = probs[both, 1] > 0.5
-            probs = np.zeros(masks.shape)
-            probs[np.arange(len(best)), best] = 1.0
-            return probs
+            return greedy_choice(probs, masks)
+        probs = np.where(masks, probs, 0.0)
         return probs / probs.sum(axis=1, keepdims=True)
 
 
@@ -232,8 +240,10 @@ def import_function(spec: str):
             sys.path.remove(os.getcwd())
 
 
-def load_agent(spec: str, greedy: bool = True) -> Agent:
-    """An :class:`Agent` from a saved model (``.zip``, ``.pt``) or ``module:function``.
+def load_agent(spec: str, greedy: Optional[bool] = None) -> Agent:
+    """An :class:`Agent` from a saved model (``.zip``, ``.pt``) or ``module:function``: a network
+    playing greedily or its probabilities (``greedy``; by default, greedily for SB3 and RLlib
+    models, its probabilities for a game's own model files, whose learners train mixed strategies).
 
     Raises:
         ValueError: the file is missing or not a model this project can load safely, the
@@ -244,7 +254,7 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
     spec = os.fspath(spec)
     if os.path.isdir(spec):  # an RLlib checkpoint
         with needs_extra(f"reading the RLlib checkpoint {spec!r}"):
-            return RLlibAgent.from_checkpoint(spec, greedy)
+            return RLlibAgent.from_checkpoint(spec, greedy is not False)
     loader = next((target for entry in GAMES.values() for suffix, target in entry.agent_files
                    if spec.endswith(suffix)), None)
     model = spec.endswith(".zip") or (os.path.isfile(spec) and loader is None)
@@ -254,10 +264,11 @@ def load_agent(spec: str, greedy: bool = True) -> Agent:
         with needs_extra(f"reading the model {spec!r}"):
             from dice_envs.agents.evaluate.sb3_models import load_policy
 
-            return NetworkAgent(load_policy(spec), os.path.basename(spec), greedy, model_description(spec))
+            return NetworkAgent(load_policy(spec), os.path.basename(spec), greedy is not False,
+                                model_description(spec))
     if loader is not None:
         with needs_extra(f"reading the model {spec!r}"):
-            return load(loader)(spec)
+            return load(loader)(spec, bool(greedy))
     if ":" in spec:
         return FunctionAgent(import_function(spec), spec)
     raise ValueError(f"agent {spec!r} is not a saved model (.zip, .pt) or module:function")

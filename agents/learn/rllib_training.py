@@ -27,6 +27,7 @@ RUN_DIR/checkpoint`` re-scores it), ``curve.json``, and one JSON object on stdou
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -72,6 +73,10 @@ def check(args, game):
                positive=("learning_rate",), non_negative=("env_runners", "entropy"))
     if args.minibatch > args.batch:
         raise ValueError(f"--minibatch ({args.minibatch}) must not exceed --batch ({args.batch})")
+    cpus = os.cpu_count() or 1
+    if not args.address and args.env_runners > cpus:  # Ray would wait for the CPUs, forever
+        raise ValueError(f"--env-runners {args.env_runners} asks the local Ray instance for one CPU per env runner; "
+                         f"this machine has {cpus}: give at most {cpus}, or join a cluster with --address")
     args.hidden = layer_sizes("hidden", args.hidden)
     # the observation and action sizes are not known yet: one unit each stands for them (the
     # hidden layers and the batch's activations are what can be huge)

@@ -94,7 +94,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
-from dice_envs.agents.evaluate.observation_agents import Agent
+from dice_envs.agents.evaluate.observation_agents import Agent, greedy_choice
 from dice_envs.agents.learn.presets import Learner
 from dice_envs.agents.learn.runs import atomic_file, damaged, save_torch
 from dice_envs.agents.liars_dice.beliefs import highbit, popcount, public_nodes
@@ -571,12 +571,15 @@ class BeliefAgent(Agent):
     probabilities``, :mod:`dice_envs.agents.evaluate.contract`): the public node and the mover's roll
     are read from each observation, both beliefs computed along the bids by :func:`beliefs_at`, and
     the network asked at them.  A fixed function of (own dice, bid history), so the exact evaluators
-    (in memory, or streamed where the tree does not fit) score it as any agent."""
+    (in memory, or streamed where the tree does not fit) score it as any agent.  With ``greedy`` it
+    plays its most probable legal action
+    (:func:`~dice_envs.agents.evaluate.observation_agents.greedy_choice`)."""
 
     kind = "torch"
 
-    def __init__(self, rules: Rules, policy: PolicyNetwork, name: str = "the PBS policy network"):
-        self.rules, self.policy, self.name = rules, policy, name
+    def __init__(self, rules: Rules, policy: PolicyNetwork, name: str = "the PBS policy network",
+                 greedy: bool = False):
+        self.rules, self.policy, self.name, self.greedy = rules, policy, name, greedy
         self.game = g = rules.game
         self._counts = slice(g.num_players, g.num_players + g.faces)
         self._roll = [{tuple(int(c) for c in np.bincount(np.array(roll) - 1, minlength=g.faces)): i
@@ -597,8 +600,9 @@ class BeliefAgent(Agent):
             raise ValueError(f"an observation holds dice {err.args[0]} that its seat does not roll") from None
         unique, row = np.unique(public_nodes(self.game, obs), return_inverse=True)
         _, probs = beliefs_at(self.rules, self.policy, unique)
-        out = probs[row, roll] * np.asarray(masks, bool)
-        return out / out.sum(axis=1, keepdims=True)
+        masks = np.asarray(masks, bool)
+        out = probs[row, roll] * masks
+        return greedy_choice(out, masks) if self.greedy else out / out.sum(axis=1, keepdims=True)
 
     def tree_policy(self, tree):
         """The agent's policy on an in-memory public tree (a
@@ -621,9 +625,10 @@ def save_belief_model(path: Path, rules: Rules, policy: PolicyNetwork, file=None
                     "net": policy.net.state_dict()}, tmp)
 
 
-def belief_agent(blob: dict, path) -> BeliefAgent:
+def belief_agent(blob: dict, path, greedy: bool = False) -> BeliefAgent:
     """The :class:`BeliefAgent` of the contents ``blob`` of the ``model.pt`` ``path`` that the ``pbs``
-    learner wrote (:func:`dice_envs.agents.liars_dice.learned.read_model` reads them).
+    learner wrote (:func:`dice_envs.agents.liars_dice.learned.read_model` reads them), playing its
+    most probable legal action with ``greedy``.
 
     Raises:
         ValueError: naming the file, if it is not such a model, its network is larger than memory allows
@@ -643,7 +648,7 @@ def belief_agent(blob: dict, path) -> BeliefAgent:
         raise ValueError(f"{os.fspath(path)!r} is not a model of the pbs learner ({type(err).__name__}: "
                          f"{str(err)[:200]})") from None
     check_finite(policy.net, path)
-    return BeliefAgent(rules, policy, Path(path).name)
+    return BeliefAgent(rules, policy, Path(path).name, greedy)
 
 
 def load_belief_agent(path) -> BeliefAgent:

@@ -178,19 +178,21 @@ def uniform_round_responses(round_game: LiarsDiceGame, losing: Sequence[int] = (
             "losing": {q: negated[q] for q in losing} if negated is not None else {}}
 
 
-def load_agent(path) -> Agent:
+def load_agent(path, greedy: bool = False) -> Agent:
     """The ``model.pt`` of any Liar's Dice learner of ``dice-envs train liars-dice`` as an agent over
     observations, by what the file holds: the ``pbs`` learner's policy network (its ``kind``,
     :class:`~dice_envs.agents.liars_dice.belief_learner.BeliefAgent`), or a network over observations
     or a table (:class:`~dice_envs.agents.liars_dice.learned.LiarsDiceNetworkAgent`).  Read once, with
     ``torch.load(weights_only=True)`` (:func:`~dice_envs.agents.liars_dice.learned.read_model`).
+    It plays its probabilities (each learner trains a mixed strategy), or with ``greedy`` its most
+    probable legal action.
 
     Raises:
         ValueError: naming the file, if it is none of these."""
     blob = read_model(path)
     if blob.get("kind") == MODEL_KIND:
-        return belief_agent(blob, path)
-    return LiarsDiceNetworkAgent(model_from(blob, path), os.path.basename(path))
+        return belief_agent(blob, path, greedy)
+    return LiarsDiceNetworkAgent(model_from(blob, path), os.path.basename(path), greedy)
 
 
 def _trained_game(agent) -> Optional[LiarsDiceGame]:
@@ -240,13 +242,14 @@ def _streamed(spec, game: LiarsDiceGame) -> dict:
                                 "over the public tree)")
 
 
-def _round_model(item, what: str):
-    """``item`` of the round agents: a model file (``str`` or path) loaded, anything else as given."""
+def _round_model(item, what: str, greedy: bool):
+    """``item`` of the round agents: a model file (``str`` or path) loaded (:func:`load_agent`), anything
+    else as given."""
     if not isinstance(item, (str, os.PathLike)):
         return item
     if not os.path.isfile(item):
         raise ValueError(f"model file {os.fspath(item)!r} ({what}) does not exist")
-    return load_agent(item)
+    return load_agent(item, greedy)
 
 
 def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
@@ -279,11 +282,12 @@ def own_match_agent(spec, greedy: bool, settings: dict) -> Optional[Agent]:
     elif isinstance(spec, (str, os.PathLike)) and os.fspath(spec).endswith(".pt"):
         spec = [spec]  # one round model: a 1v1 model is the whole game of one die each, others lack rounds
     if isinstance(spec, Mapping):
-        rounds = {round_key(key): _round_model(value, f"the model for round {key!r}") for key, value in spec.items()}
+        rounds = {round_key(key): _round_model(value, f"the model for round {key!r}", greedy)
+                  for key, value in spec.items()}
     elif isinstance(spec, (list, tuple)) and not (spec and isinstance(spec[0], int)):
         if not spec:
             raise ValueError("no round agents were given: one model or agent per round game the whole game reaches")
-        agents = [_round_model(item, f"round model {n + 1} of {len(spec)}") for n, item in enumerate(spec)]
+        agents = [_round_model(item, f"round model {n + 1} of {len(spec)}", greedy) for n, item in enumerate(spec)]
         rounds = {}
         for agent in agents:
             game = _trained_game(agent)

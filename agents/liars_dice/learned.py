@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from dice_envs.agents.evaluate.observation_agents import Agent
+from dice_envs.agents.evaluate.observation_agents import Agent, greedy_choice
 
 if TYPE_CHECKING:
     from dice_envs.games.liars_dice.rules import LiarsDiceGame
@@ -636,12 +636,14 @@ def exact_scores(tree, policy, eq_policy=None) -> dict:
 class LiarsDiceNetworkAgent(Agent):
     """A model saved by ``dice-envs train liars-dice`` (``model.pt``: a network,
     :class:`dice_envs.agents.liars_dice.learned.LearnedLiarsDicePolicy`, or a table,
-    ``TabularLiarsDicePolicy``); its probabilities (it was trained as a mixed strategy)."""
+    ``TabularLiarsDicePolicy``); its probabilities (it was trained as a mixed strategy), or with
+    ``greedy`` its most probable legal action
+    (:func:`~dice_envs.agents.evaluate.observation_agents.greedy_choice`)."""
 
     kind = "torch"
 
-    def __init__(self, learned, name: str = "model"):
-        self.learned, self.name = learned, name
+    def __init__(self, learned, name: str = "model", greedy: bool = False):
+        self.learned, self.name, self.greedy = learned, name, greedy
         self.info = {"game": "liars_dice", **learned.game.config()}
 
     @property
@@ -649,7 +651,9 @@ class LiarsDiceNetworkAgent(Agent):
         return int(self.learned.game.observation_shape[0])
 
     def __call__(self, observations, masks):
-        return self.learned.probabilities(np.asarray(observations, np.float32), np.asarray(masks, bool))
+        masks = np.asarray(masks, bool)
+        probs = self.learned.probabilities(np.asarray(observations, np.float32), masks)
+        return greedy_choice(probs, masks) if self.greedy else probs
 
 
 def load_agent(path: str) -> LiarsDiceNetworkAgent:

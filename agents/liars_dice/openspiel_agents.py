@@ -46,7 +46,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from dice_envs.agents.evaluate.contract import check_probabilities
-from dice_envs.agents.evaluate.observation_agents import Agent, import_function
+from dice_envs.agents.evaluate.observation_agents import Agent, greedy_choice, import_function
 from dice_envs.agents.liars_dice.solver import Evaluation
 from dice_envs.agents.liars_dice.streamed import streamed_evaluate
 from dice_envs.core.validation import check_choice
@@ -276,9 +276,7 @@ class SpielTensorAgent(Agent):
                                  f"{masks.shape[1]} actions per information state)")
             out[rows] = _softmax(answer, masks[rows]) if outputs == "logits" else answer
         if self.greedy:
-            best = np.argmax(np.where(masks, out, -1.0), axis=1)
-            out = np.zeros(masks.shape)
-            out[np.arange(len(best)), best] = 1.0
+            out = greedy_choice(out, masks)
         return check_probabilities(out, masks, self.name, observations)
 
 

@@ -311,3 +311,15 @@ def test_full_width_through_the_command(tmp_path, capsys, monkeypatch):
                          "--hidden", "16", "--lookahead", "5", "--inner-steps", "5")
     assert code == 0 and report["steps"] == 3 and report["args"]["wild"] == "highest"
     assert report["args"]["lr_floor"] == 0.1 and 0 < report["exploitability"] < 1
+
+
+def test_more_env_runners_than_cpus_are_refused_on_a_local_ray(capsys, monkeypatch):
+    """Ray would wait forever for CPUs the machine does not have; a cluster (``--address``) may have them."""
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert cli_main(["train", "ayzd", "--preset", "rllib-ppo", "--env-runners", "3"]) == 2
+    assert "--env-runners 3 asks the local Ray instance for one CPU per env runner; this machine has 2" in \
+        capsys.readouterr().err
+    _, options, _ = command_options(parsed("ayzd", "--preset", "rllib-ppo", "--env-runners", "3", "--address", "auto"))
+    assert options.env_runners == 3

@@ -617,6 +617,28 @@ def test_round_models_named_wrongly_are_refused_by_name(round_models, tmp_path):
                  dice_per_player=(1, 2))["config"]["dice_per_player"] == [1, 2]
 
 
+def lowest_legal_action(observations, masks):
+    return np.argmax(masks, axis=1)
+
+
+def test_greedy_round_models_play_their_most_probable_action(round_models):
+    """``--greedy`` reaches the round models (once ignored): uniform models played greedily take
+    the lowest legal action (ties to the lowest), in a round and in the whole game."""
+    from dice_envs.agents.scoring import score
+
+    m = round_models
+    whole = ",".join(m[name] for name in ("2v2", "1v2", "1v1"))
+    greedy = score("liars-dice-match", whole, greedy=True)
+    assert greedy["exploitability"] == pytest.approx(
+        score("liars-dice-match", f"{__name__}:lowest_legal_action", dice_per_player=2, faces=2)["exploitability"],
+        abs=1e-12)
+    assert greedy["exploitability"] == 1.0 > score("liars-dice-match", whole)["exploitability"]
+    one_round = score("liars-dice", m["1v2"], greedy=True)
+    assert one_round["exploitability"] == pytest.approx(
+        score("liars-dice", f"{__name__}:lowest_legal_action", dice_per_player=(1, 2), faces=2,
+              wild="aces")["exploitability"], abs=1e-12)
+
+
 def test_round_models_read_every_way_score_alike(round_models):
     """Model files joined by commas, as a list, as a mapping of files, and one 1v1 model alone
     (the whole game of one die each) are read as the same whole-game agent: uniform play's

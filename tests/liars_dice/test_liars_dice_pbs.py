@@ -356,6 +356,9 @@ def test_the_agent_answers_every_information_state():
     assert np.allclose(probs.reshape(tree.N, tree.R, -1), by_node * states.mask.reshape(tree.N, tree.R, -1))
     rows = np.random.default_rng(0).permutation(len(states.obs))[:50]  # any batch, in any order
     assert np.allclose(agent(states.obs[rows], states.mask[rows]), probs[rows])
+    greedy = bl.BeliefAgent(rules, agent.policy, greedy=True)(states.obs, states.mask)
+    assert np.array_equal(greedy.argmax(axis=1), np.where(states.mask, probs, -1).argmax(axis=1))
+    assert np.array_equal(greedy.sum(axis=1), np.ones(len(greedy))) and set(np.unique(greedy)) == {0.0, 1.0}
 
 
 def test_the_value_network_error_is_measured_and_falls_as_it_learns():
