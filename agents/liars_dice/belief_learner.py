@@ -97,7 +97,7 @@ import numpy as np
 from dice_envs.agents.evaluate.observation_agents import Agent, greedy_choice
 from dice_envs.agents.learn.presets import Learner
 from dice_envs.agents.learn.runs import atomic_file, damaged, save_torch
-from dice_envs.agents.liars_dice.beliefs import highbit, popcount, public_nodes
+from dice_envs.agents.liars_dice.beliefs import highbit, histories_through, popcount, public_nodes
 from dice_envs.agents.liars_dice.compiled_solver import RoundTables
 from dice_envs.core.resources import check_resources
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
@@ -541,12 +541,7 @@ def beliefs_at(rules: Rules, policy: PolicyNetwork, nodes: np.ndarray) -> Tuple[
 
     Returns ``(beliefs, probabilities)``: ``(n, 2, R)`` and ``(n, R, A)`` (the mover's, by roll)."""
     nodes = np.asarray(nodes, np.int64)
-    every, current = [nodes, np.zeros(1, np.int64)], nodes
-    while len(current):  # every prefix of every history
-        current = current[current > 0]
-        current = current - (np.int64(1) << np.maximum(highbit(current), 0))
-        every.append(current)
-    known = np.unique(np.concatenate(every))
+    known = histories_through(nodes)
     depth, last = popcount(known), highbit(known)
     mover = (rules.first + depth) % 2
     beliefs = np.zeros((len(known), 2, rules.R))

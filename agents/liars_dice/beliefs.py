@@ -32,7 +32,8 @@ import numpy as np
 from dice_envs.core.dice import roll_counts
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
 
-__all__ = ["Hands", "PolicyWithBeliefs", "belief_features", "beliefs_at", "highbit", "popcount", "public_nodes"]
+__all__ = ["Hands", "PolicyWithBeliefs", "belief_features", "beliefs_at", "highbit", "histories_through", "popcount",
+           "public_nodes"]
 
 #: ``policy(observations, masks, features) -> (n, A) probabilities``: a policy that takes the
 #: ranges (:func:`belief_features`) as inputs
@@ -131,6 +132,20 @@ def popcount(nodes: np.ndarray) -> np.ndarray:
     return out
 
 
+def histories_through(nodes: np.ndarray) -> np.ndarray:
+    """Every public node on the way to ``nodes`` (bitmasks of the bids made): each node and its
+    ancestors down to the root (0), sorted, each once.  A node's parent is itself without its
+    highest bit (its last bid), so the sorted list is visited depth by depth from the root by
+    :func:`popcount`."""
+    nodes = np.asarray(nodes, np.int64)
+    on_the_way, frontier = [np.zeros(1, np.int64)], np.unique(nodes)
+    while len(frontier):
+        on_the_way.append(frontier)
+        frontier = frontier[frontier > 0]
+        frontier = np.unique(frontier & ~(np.int64(1) << highbit(frontier)))
+    return np.unique(np.concatenate(on_the_way))
+
+
 def _decisions_at(game: LiarsDiceGame, nodes: np.ndarray, mover: np.ndarray):
     """The observation (own dice left empty) and legal actions of the mover at each public node."""
     g = game
@@ -157,13 +172,7 @@ def beliefs_at(hands: Hands, policy: PolicyWithBeliefs, observations: np.ndarray
     rows as it has."""
     game = hands.game
     nodes = public_nodes(game, observations)
-    # the public nodes on the way: each node's ancestors, down to the root (sorted)
-    on_the_way, frontier = [], np.unique(nodes)
-    while len(frontier):
-        on_the_way.append(frontier)
-        frontier = frontier[frontier > 0]
-        frontier = np.unique(frontier & ~(np.int64(1) << highbit(frontier)))
-    visited = np.unique(np.concatenate(on_the_way))
+    visited = histories_through(nodes)
     depth = popcount(visited)
     mover = (depth + game.starting_player) % 2
     bid = highbit(visited)
