@@ -117,6 +117,56 @@ class OptimisticMMD:
 # -- the learned policy -------------------------------------------------------------------
 
 
+def _roll_counts(tree) -> np.ndarray:
+    """``(2, R, faces)`` float32: each player's rolls as counts per face (rows past a player's own
+    rolls repeat its first)."""
+    counts = np.zeros((2, tree.R, tree.game.faces), np.float32)
+    for p, rolls in enumerate(tree.player_rolls):
+        for r, roll in enumerate(rolls):
+            for f in roll:
+                counts[p, r, f - 1] += 1.0
+        counts[p, len(rolls):] = counts[p, 0]
+    return counts
+
+
+def node_rows(tree, lo: int, hi: int, counts: Optional[np.ndarray] = None):
+    """``(observations, masks)`` of the public nodes ``lo`` to ``hi - 1`` of ``tree``, one row per
+    (node, roll), ``(hi - lo) * R`` rows ordered as :class:`InfoStates` orders them (``counts``:
+    :func:`_roll_counts`, computed if not given)."""
+    game = tree.game
+    R, B, n = tree.R, tree.B, hi - lo
+    counts = _roll_counts(tree) if counts is None else counts
+    nodes = np.arange(lo, hi, dtype=np.int64)
+    player = tree.player[lo:hi].astype(np.int64)
+    obs = np.zeros((n, R) + tuple(game.observation_shape), np.float32)
+    obs[np.arange(n), :, player] = 1.0
+    base = game.num_players
+    obs[:, :, base : base + game.faces] = counts[player]
+    bits = ((nodes[:, None] >> np.arange(B)[None, :]) & 1).astype(np.float32)
+    obs[:, :, base + game.faces : base + game.faces + B] = bits[:, None, :]
+    obs[:, :, game.prefix_size :] = game.dice
+    mask = np.zeros((n, game.num_actions), bool)
+    mask[:, :B] = np.arange(B)[None, :] > tree.highbit[lo:hi, None]  # the bids above the last
+    mask[:, game.call_action] = nodes > 0
+    return obs.reshape(n * R, -1), np.repeat(mask, R, axis=0)
+
+
+def fill_tree_policy(edge: np.ndarray, call: np.ndarray, tree, lo: int, probs: np.ndarray) -> None:
+    """Write the action probabilities ``probs`` at the rows of the public nodes ``lo`` onward
+    (``(n * R, A)``, as :func:`node_rows` gives them) into a :class:`TreePolicy`'s ``edge`` and
+    ``call`` arrays (``(N, R)``): node ``m``'s bid ``k`` is the edge into node ``m + 2**k``."""
+    R, B = tree.R, tree.B
+    p = probs.reshape(-1, R, probs.shape[-1])
+    hi = lo + len(p)
+    call[lo:hi] = p[:, :, tree.game.call_action]
+    if lo == 0:
+        call[0] = 0.0  # no call before the first bid
+    for k in range(B):
+        top = min(hi, 1 << k)  # the nodes m with bid k still open (m < 2**k)
+        if top > lo:
+            edge[lo + (1 << k) : top + (1 << k)] = p[: top - lo, :, k]
+
+
 class InfoStates:
     """Every information state of a two-player game, as network inputs and masks.
 
@@ -130,26 +180,10 @@ class InfoStates:
         game = tree.game
         self.tree = tree
         N, R, B = tree.N, tree.R, tree.B
-        obs = np.zeros((N, R) + tuple(game.observation_shape), np.float32)
         player = tree.player.astype(np.int64)
-        obs[np.arange(N), :, player] = 1.0
         base = game.num_players
-        counts = np.zeros((2, R, game.faces), np.float32)  # each player's rolls as counts per face
-        for p, rolls in enumerate(tree.player_rolls):
-            for r, roll in enumerate(rolls):
-                for f in roll:
-                    counts[p, r, f - 1] += 1.0
-            counts[p, len(rolls):] = counts[p, 0]
-        obs[:, :, base : base + game.faces] = counts[player]
-        bits = ((np.arange(N)[:, None] >> np.arange(B)[None, :]) & 1).astype(np.float32)
-        obs[:, :, base + game.faces : base + game.faces + B] = bits[:, None, :]
-        obs[:, :, game.prefix_size :] = game.dice
-        self.obs = obs.reshape(N * R, -1)
-        mask = np.zeros((N, game.num_actions), bool)
-        for m in range(N):
-            mask[m, tree.highbit[m] + 1 : B] = True
-            mask[m, game.call_action] = m > 0
-        self.mask = np.repeat(mask, R, axis=0)  # (N * R, A)
+        counts = _roll_counts(tree)
+        self.obs, self.mask = node_rows(tree, 0, N, counts)
         self.acting = np.repeat(player, R)  # each row's player to act
         self.valid = (tree.priors[player] > 0).reshape(-1)  # rows of a roll the acting player can hold
         # Decoding observations back to rows: a roll's face counts as one integer, per player.
@@ -180,14 +214,8 @@ class InfoStates:
         from dice_envs.agents.liars_dice.solver import TreePolicy
 
         tree = self.tree
-        N, R, B = tree.N, tree.R, tree.B
-        p = probs.reshape(N, R, -1)
-        edge = np.zeros((N, R))
-        for k in range(B):
-            lo, hi = 1 << k, 1 << (k + 1)
-            edge[lo:hi] = p[:lo, :, k]
-        call = p[:, :, tree.game.call_action].astype(np.float64)  # a copy
-        call[0] = 0.0
+        edge, call = np.zeros((tree.N, tree.R)), np.zeros((tree.N, tree.R))
+        fill_tree_policy(edge, call, tree, 0, probs)
         return TreePolicy(tree, edge, call)
 
     def to_action_table(self, q_edge: np.ndarray, q_call: np.ndarray) -> np.ndarray:
@@ -204,33 +232,32 @@ class InfoStates:
 
 
 def agent_tree_policy_bytes(game: "LiarsDiceGame") -> int:
-    """The peak memory of :func:`agent_tree_policy` on ``game`` (a Python integer).  Per (public
-    node, roll): the public tree
-    (:data:`~dice_envs.agents.liars_dice.solver.PUBLIC_TREE_BYTES_PER_STATE`), the
-    :class:`InfoStates` row (float32 observations, a mask byte per action, 9 bytes of
-    bookkeeping), the agent's answer (float64 per action) and the :class:`TreePolicy` (16 bytes);
-    once, a batch of what an agent is given and answers
-    (:data:`~dice_envs.agents.evaluate.contract.DEFAULT_BATCH` rows at most, eight copies: the answer's
-    checks, and a wrapper's such as :class:`~dice_envs.agents.liars_dice.match_solver.RoundAgent`,
-    which rewrites the batch and checks the answer of the agent it wraps).  The agent's
-    own working memory on a batch is not counted (a network runs in chunks of
-    :data:`NETWORK_CHUNK` rows)."""
+    """The peak memory of :func:`agent_tree_policy` on ``game`` (a Python integer): per (public
+    node, roll), the public tree
+    (:data:`~dice_envs.agents.liars_dice.solver.PUBLIC_TREE_BYTES_PER_STATE`) and the
+    :class:`TreePolicy` (16 bytes); once, a batch of rows (float32 observations and a mask byte
+    per action) and the agent's answers (float64 per action), eight copies of them: the batch's,
+    the answer's checks, and a wrapper's such as
+    :class:`~dice_envs.agents.liars_dice.match_solver.RoundAgent`, which rewrites the batch and
+    checks the answer of the agent it wraps.  The agent's own working memory on a batch is not
+    counted (a network runs in chunks of :data:`NETWORK_CHUNK` rows)."""
     from dice_envs.agents.evaluate.contract import DEFAULT_BATCH
     from dice_envs.agents.liars_dice.compiled_solver import state_count
     from dice_envs.agents.liars_dice.solver import PUBLIC_TREE_BYTES_PER_STATE
 
     obs, actions = int(game.observation_shape[0]), game.num_actions
-    row, states = 4 * obs + actions, state_count(game)
-    per_state = PUBLIC_TREE_BYTES_PER_STATE + row + 9 + 8 * actions + 16
-    return states * per_state + 8 * min(states, DEFAULT_BATCH) * (row + 8 * actions)
+    states = state_count(game)
+    return states * (PUBLIC_TREE_BYTES_PER_STATE + 16) + 8 * min(states, DEFAULT_BATCH) * (4 * obs + 9 * actions)
 
 
 def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
     """``(tree, policy)``: the in-memory :class:`~dice_envs.agents.liars_dice.solver.PublicTree`
     of ``game`` and the :class:`~dice_envs.agents.liars_dice.solver.TreePolicy` that ``agent``
     (``agent(observations, masks)`` over the environment's observations) plays at every
-    information state, asked in batches and checked
-    (:func:`~dice_envs.agents.evaluate.contract.ask_agent`).  An agent trained on dice_envs 0.1's
+    information state, asked a batch of public nodes at a time (:func:`node_rows`, about
+    :data:`~dice_envs.agents.evaluate.contract.DEFAULT_BATCH` rows) and checked
+    (:func:`~dice_envs.agents.evaluate.contract.ask_agent`): only the tree and the policy are held
+    for every information state.  An agent trained on dice_envs 0.1's
     observation (without the dice counts, ``observation_size == game.prefix_size``) is given that.
 
     The peak memory (:func:`agent_tree_policy_bytes`) is checked against the limit before
@@ -240,9 +267,9 @@ def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
         ResourceLimitError: over the memory limit.
         ValueError: an agent whose observation size is neither of the game's.
     """
-    from dice_envs.agents.evaluate.contract import ask_agent
+    from dice_envs.agents.evaluate.contract import DEFAULT_BATCH, ask_agent
     from dice_envs.agents.evaluate.report import check_size
-    from dice_envs.agents.liars_dice.solver import PublicTree
+    from dice_envs.agents.liars_dice.solver import PublicTree, TreePolicy
     from dice_envs.core.resources import check_resources
 
     size = getattr(agent, "observation_size", None)
@@ -250,10 +277,16 @@ def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
         check_size(agent, int(game.observation_shape[0]), repr(game))
     check_resources(what, agent_tree_policy_bytes(game))
     tree = PublicTree(game)
-    states = InfoStates(tree)
-    obs = states.obs[:, : game.prefix_size] if size == game.prefix_size else states.obs
     name = getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__)
-    return tree, states.to_tree_policy(ask_agent(agent, obs, states.mask, what=f"agent {name}"))
+    counts = _roll_counts(tree)
+    edge, call = np.zeros((tree.N, tree.R)), np.zeros((tree.N, tree.R))
+    step = max(1, DEFAULT_BATCH // tree.R)  # public nodes per batch
+    for lo in range(0, tree.N, step):
+        obs, mask = node_rows(tree, lo, min(tree.N, lo + step), counts)
+        if size == game.prefix_size:
+            obs = obs[:, : game.prefix_size]
+        fill_tree_policy(edge, call, tree, lo, ask_agent(agent, obs, mask, what=f"agent {name}"))
+    return tree, TreePolicy(tree, edge, call)
 
 
 #: the hidden layers' activations :func:`build_network` offers, by name

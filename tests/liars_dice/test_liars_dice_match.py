@@ -134,6 +134,29 @@ def test_exploitability_equals_the_explicit_tree(name, agent):
     assert ours["value_first_player"] == pytest.approx(generic.expected_returns(tree, policy)[0], abs=1e-12)
 
 
+def test_rounds_scored_streamed_give_the_in_memory_figures(monkeypatch):
+    """Rounds too large for memory (two six-sided dice each) are streamed, their losing responses (the
+    best responses to the negated payoffs) too: here every round is, and the figures are the in-memory
+    ones."""
+    from dice_envs.agents.liars_dice import match_solver, streamed
+
+    game = SMALL["1v2 x2 highest, winner starts, 1 first"]
+    rounds = [(game.round_game((d0, d1), s), match_solver.RoundAgent(hashed_agent, game, game.round_game((d0, d1), s),
+                                                                    (d0, d1))) for d0, d1, s in positions(game)]
+    in_memory = {name: match_exploitability(game, hashed_agent) for name, game in SMALL.items()}
+    in_memory_rounds = [match_solver._round_responses(round_game, agent, (0, 1)) for round_game, agent in rounds]
+    monkeypatch.setattr(streamed, "fits_in_memory", lambda game: False)
+    for name, game in SMALL.items():
+        ours = match_exploitability(game, hashed_agent)
+        assert ours["best_response"] == pytest.approx(in_memory[name]["best_response"], abs=1e-12)
+        assert ours["value_first_player"] == pytest.approx(in_memory[name]["value_first_player"], abs=1e-12)
+    for (round_game, agent), expected in zip(rounds, in_memory_rounds):
+        figures = match_solver._round_responses(round_game, agent, (0, 1))
+        assert figures["best"] == pytest.approx(expected["best"], abs=1e-12)
+        assert figures["losing"] == pytest.approx(expected["losing"], abs=1e-12)
+        assert [figures["losing"][q] for q in (0, 1)] != pytest.approx(figures["best"], abs=1e-3)  # another game
+
+
 @pytest.mark.parametrize("name", list(SMALL) + ["2v2 x3 aces, winner starts"])
 def test_uniform_play_s_rounds_by_the_bids_recursions_are_the_walked_trees(name):
     """The whole game's reference (uniform play) from the recursions over the bids, as
@@ -236,8 +259,9 @@ def test_a_whole_game_with_a_round_over_the_memory_limit_is_refused_before_any_r
 
 
 def test_scoring_a_whole_game_over_the_memory_limit_is_refused_before_any_round_is_scored(monkeypatch):
-    """The largest round is 1 v 2 six-faced dice (5.5 M information states, about 2.4 GiB in memory);
-    its scoring held every in-memory round's tree to the end and measured 3.9 GB for this game."""
+    """The largest round is 1 v 2 six-faced dice (5.5 M information states, about 1 GiB in memory,
+    asked in batches); the scoring once held every row's observation and answer, and every in-memory
+    round's tree to the end, and measured 3.9 GB for this game."""
     from dice_envs.agents.liars_dice.learned import agent_tree_policy_bytes
     from dice_envs.agents.liars_dice.match_solver import match_memory_bytes
     from dice_envs.core.resources import ResourceLimitError
@@ -252,7 +276,7 @@ def test_scoring_a_whole_game_over_the_memory_limit_is_refused_before_any_round_
         return uniform_agent(observations, masks)
 
     monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", str(largest - 1))
-    with pytest.raises(ResourceLimitError, match=r"scoring the whole game .* needs about 2\.\d GiB"):
+    with pytest.raises(ResourceLimitError, match=r"scoring the whole game .* needs about 1\.\d GiB"):
         match_exploitability(game, watched)
     assert asked == []
 

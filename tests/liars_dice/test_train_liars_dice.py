@@ -169,6 +169,34 @@ def test_info_state_rows_invert_the_observations(config):
         batch.step(np.array(legal), rng, where=idx)
 
 
+@pytest.mark.parametrize("config", [{"faces": 3}, {"faces": 4, "wild": "aces"}, {"faces": 3, "dice_per_player": (1, 2)},
+                                    {"faces": 3, "dice_per_player": (2, 1), "wild": "highest"}])
+@pytest.mark.parametrize("step", [1, 3, 64])
+def test_a_tree_policy_asked_a_batch_of_nodes_at_a_time_is_the_whole_tables(config, step):
+    """What the scoring in memory asks an agent (``node_rows``, a batch of public nodes at a time, so that
+    only the tree and the policy are held for every information state) is the whole table's rows, and
+    the policy it assembles (``fill_tree_policy``) is :meth:`InfoStates.to_tree_policy`'s."""
+    from dice_envs.agents.liars_dice.learned import agent_tree_policy, fill_tree_policy, node_rows
+
+    game = LiarsDiceGame(**config)
+    tree = PublicTree(game)
+    states = InfoStates(tree)
+    p = np.random.default_rng(3).random(states.mask.shape) * states.mask
+    p = (p / p.sum(1, keepdims=True))[states.rows(states.obs)]  # a function of the observation (as an agent is)
+    edge, call = np.zeros((tree.N, tree.R)), np.zeros((tree.N, tree.R))
+    R = tree.R
+    for lo in range(0, tree.N, step):
+        hi = min(tree.N, lo + step)
+        obs, mask = node_rows(tree, lo, hi)
+        assert np.array_equal(obs, states.obs[lo * R : hi * R]) and np.array_equal(mask, states.mask[lo * R : hi * R])
+        fill_tree_policy(edge, call, tree, lo, p[lo * R : hi * R])
+    whole = states.to_tree_policy(p)
+    assert np.array_equal(edge, whole.edge) and np.array_equal(call, whole.call)
+    _, asked = agent_tree_policy(game, lambda observations, masks: p[states.rows(observations)], "test")
+    assert np.allclose(asked.edge, whole.edge, rtol=0, atol=1e-15) and np.allclose(asked.call, whole.call, rtol=0,
+                                                                                  atol=1e-15)
+
+
 def tabular_mmd_exploitability(optimism: float, updates: int = 200) -> float:
     tree = PublicTree(LiarsDiceGame(faces=4, wild=True))
     states = InfoStates(tree)
