@@ -10,7 +10,8 @@ final figures as the rows of the learner pages' Results tables (``--table``)::
     python experiments/plot_learner_curves.py --only liars-dice/escher-1v1
 
 The mean is taken over the seeds' curves interpolated on the minutes where every seed was evaluated; a run scored
-only once, at the end, is drawn as a point. The y axis is exact: the exploitability (NashConv / 2) of the saved
+only once, at the end, is drawn as a point. A preset budgeted in agent steps (the field's protocol) is drawn against
+its steps instead, in millions. The y axis is exact: the exploitability (NashConv / 2) of the saved
 policy in Liar's Dice, and the distance to optimal play, minus the All Yellow Zombie Dice paper's Difference, in
 Pig and Zombie Dice; both are 0 at optimal play, on a log scale.
 """
@@ -40,6 +41,7 @@ class Preset:
     name: str
     title: str
     files: Tuple[str, ...]
+    x: str = "minutes"  #: the curves' axis: ``minutes`` of training, or agent ``steps`` (a budget of steps)
 
     @property
     def key(self) -> str:
@@ -84,6 +86,8 @@ PRESETS: Tuple[Preset, ...] = (
     Preset("liars-dice", "ppo", "Self-play PPO, one die each, no wild face", _seeds("liars_dice_play_ppo_6faces_30min")),
     Preset("liars-dice", "ppo-highest", "Self-play PPO, one die each, highest face wild",
            _seeds("liars_dice_play_ppo_6faces_wild_30min")),
+    Preset("liars-dice", "iig-ppo-ld2d5f", "PPO with IIG-RL-Benchmark's settings, LD2D5F",
+           _seeds("liars_dice_play_iig_ppo_ld2d5f_10msteps", 1), x="steps"),
 )
 
 #: The comparison with OpenSpiel's learners: game -> (title, [(label, JSON report)]), seed 0 each.
@@ -116,12 +120,13 @@ def final_figure(report: dict) -> float:
     return float(report["exploitability"] if "exploitability" in report else report["difference"])
 
 
-def curve(report: dict) -> Tuple[np.ndarray, np.ndarray]:
-    """``(minutes, distance)`` of a report's evaluations: the exploitability, or minus the Difference."""
+def curve(report: dict, x: str = "minutes") -> Tuple[np.ndarray, np.ndarray]:
+    """``(x, distance)`` of a report's evaluations (``x``: ``minutes`` or ``steps``): the exploitability, or minus
+    the Difference."""
     if "history" in report:
-        points = [(p["minutes"], -p["difference"]) for p in report["history"]]
+        points = [(p[x], -p["difference"]) for p in report["history"]]
     else:
-        points = [(p["minutes"], p["exploitability"]) for p in report["curve"] if p.get("exploitability") is not None]
+        points = [(p[x], p["exploitability"]) for p in report["curve"] if p.get("exploitability") is not None]
     if not points:
         raise ValueError("the report holds no evaluation")
     minutes, values = np.array(points, dtype=float).T
@@ -139,22 +144,22 @@ def mean_curve(curves: Sequence[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndar
     return grid, np.mean([np.interp(grid, m, v) for m, v in curves], axis=0)
 
 
-def _axes(title: str, ylabel: str):
+def _axes(title: str, ylabel: str, xlabel: str = "minutes of training"):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     ax.set_title(title, fontsize=10)
-    ax.set_xlabel("minutes of training")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
     return fig, ax
 
 
-def _finish(fig, ax, minutes: float) -> None:
-    """Minutes from 0, plain numbers on the log axis (minor ticks labelled within a decade), nothing cut off."""
+def _finish(fig, ax, x_max: float) -> None:
+    """The x axis from 0, plain numbers on the log axis (minor ticks labelled within a decade), nothing cut off."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    ax.set_xlim(0, minutes * 1.03)
+    ax.set_xlim(0, x_max * 1.03)
     low, high = ax.get_ylim()
     plain = FuncFormatter(lambda y, _: f"{y:g}")
     ax.yaxis.set_major_formatter(plain)
@@ -171,8 +176,10 @@ def _ylabel(game: str) -> str:
 
 def plot_preset(preset: Preset, out: Path = OUT) -> Path:
     """Draw ``preset``'s figure: a thin curve per seed and their mean, thick."""
-    curves = [curve(read_report(stem)) for stem in preset.files]
-    fig, ax = _axes(preset.title, _ylabel(preset.game))
+    scale = 1e6 if preset.x == "steps" else 1.0
+    curves = [(x / scale, values) for x, values in (curve(read_report(stem), preset.x) for stem in preset.files)]
+    fig, ax = _axes(preset.title, _ylabel(preset.game),
+                    "agent steps (millions)" if preset.x == "steps" else "minutes of training")
     for seed, (minutes, values) in enumerate(curves):
         style = "o" if minutes.size == 1 else "-"
         ax.plot(minutes, values, style, lw=1, alpha=0.6, label=f"seed {seed}")

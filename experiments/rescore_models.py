@@ -18,9 +18,12 @@ takes a few minutes and is what ``tests/agents/test_rescore_models.py`` runs.  F
   352 M information states: 9-10 minutes alone on one core, much longer on a busy machine;
 * ``--whole-game``: the whole game of losing dice from two dice each (aces wild), played by the 2v2, 1v2
   and 1v1 models (``dice-envs evaluate liars-dice-match`` with the three files joined by commas): the 2v2
-  round streamed with the model asked through the whole game's observations, 45 CPU minutes and 5 GiB.
+  round streamed with the model asked through the whole game's observations, 45 CPU minutes and 5 GiB;
+* ``--ld2d5f``: the models trained on IIG-RL-Benchmark's game LD2D5F (two five-sided dice each, the
+  highest face wild) with its published settings, 3 x 512 networks over 15.7 M information states, scored
+  in memory: about 7 CPU minutes each.
 
-Run: ``.venv/bin/python experiments/rescore_models.py [--zombie-dice] [--1v2] [--2v1] [--2v2] [--whole-game] [--all]
+Run: ``.venv/bin/python experiments/rescore_models.py [--zombie-dice] [--1v2] [--2v1] [--2v2] [--whole-game] [--ld2d5f] [--all]
 [MODEL ...]``.
 """
 
@@ -51,7 +54,7 @@ class Figure:
     options: Tuple[str, ...]  #: the game's settings, as ``dice-envs evaluate`` spells them
     figure: float  #: the documented measure
     tolerance: float
-    group: str = "quick"  #: ``quick``, ``zombie-dice``, ``1v2``, ``2v1``, ``2v2`` or ``whole-game``
+    group: str = "quick"  #: ``quick``, ``zombie-dice``, ``1v2``, ``2v1``, ``2v2``, ``whole-game`` or ``ld2d5f``
     source: str = ""  #: where the figure is documented
 
     @property
@@ -99,6 +102,8 @@ MODELS: Tuple[Figure, ...] = (
            0.1047116, 1e-6, group="2v2", source="README.md"),
     Figure("liars_dice_play_escher_2v2_aces.pt,liars_dice_play_escher_1v2_aces.pt,liars_dice_play_escher_1v1_aces.pt",
            "liars-dice-match", (), 0.0904469, 1e-6, group="whole-game", source=_ESCHER_PAGE),
+    Figure("liars_dice_play_iig_ppo_ld2d5f.pt", "liars-dice", ("--game", "LD2D5F"), 0.1282425, 1e-6, group="ld2d5f",
+           source=_LEARNERS),
 )
 
 #: The models re-scored by default (and by the test suite).
@@ -138,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--whole-game", dest="whole_game", action="store_true",
                         help="also the whole game from two dice each (aces wild) played by the 2v2, 1v2 and 1v1 "
                              "models (its 2v2 round streamed: 45 CPU minutes, 5 GiB)")
+    parser.add_argument("--ld2d5f", action="store_true",
+                        help="also the models trained on LD2D5F with IIG-RL-Benchmark's settings (7 CPU minutes each)")
     parser.add_argument("--all", action="store_true", help="every committed model")
     args = parser.parse_args(argv)
 
@@ -147,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"no documented figure for {', '.join(unknown)} (known: {', '.join(known)})")
     groups = {"quick"} | ({"zombie-dice"} if args.zombie_dice or args.all else set()) | (
         {"1v2"} if args.one_two or args.all else set()) | ({"2v1"} if args.two_one or args.all else set()) | (
-        {"2v2"} if args.two_each or args.all else set()) | ({"whole-game"} if args.whole_game or args.all else set())
+        {"2v2"} if args.two_each or args.all else set()) | ({"whole-game"} if args.whole_game or args.all else set()) | (
+        {"ld2d5f"} if args.ld2d5f or args.all else set())
     chosen = [known[name] for name in args.models] or [entry for entry in MODELS if entry.group in groups]
 
     failed = []

@@ -50,7 +50,7 @@ def test_every_game_has_the_fixed_preset_names():
     assert set(presets_of("liars-dice")) == {
         "escher-1v1", "escher-1v1-highest", "escher-1v1-aces", "escher-1v2-aces", "escher-2v1-aces", "escher-2v2-aces",
         "mmd-full-width", "mmd-full-width-highest", "mccfr", "mccfr-highest", "mmd", "mmd-highest", "ppo",
-        "ppo-highest", "rllib-ppo"}
+        "ppo-highest", "iig-ppo-ld2d5f", "rllib-ppo"}
 
 
 def recorded_args(learner, data: dict) -> dict:
