@@ -232,8 +232,6 @@ def _streamed(spec, game: LiarsDiceGame) -> dict:
     else:
         raise ValueError(f"{game.describe()} is scored streamed, without an equilibrium, for an agent over "
                          f"observations (a saved model, module:function) or 'random'; got {spec!r}")
-    if agent.observation_size not in (None, game.prefix_size):
-        check_size(agent, int(game.observation_shape[0]), repr(game))
     ev = streamed_evaluate(game, agent, progress=block_progress(f"scoring {agent.name}"))
     # the reference, uniform play's exploitability: the uniform policy's own score, or the recursion over the bids
     uniform = ev.exploitability if agent.kind == "builtin" else sum(uniform_play_best_responses(game)) / 2

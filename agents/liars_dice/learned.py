@@ -177,9 +177,13 @@ class InfoStates:
     """
 
     def __init__(self, tree):
+        from dice_envs.core.resources import check_resources
+
         game = tree.game
         self.tree = tree
         N, R, B = tree.N, tree.R, tree.B
+        check_resources(f"every information state of {game!r} as network rows ({N * R:,} rows)",
+                        N * R * (4 * int(game.observation_shape[0]) + game.num_actions + 9))
         player = tree.player.astype(np.int64)
         base = game.num_players
         counts = _roll_counts(tree)
@@ -250,6 +254,25 @@ def agent_tree_policy_bytes(game: "LiarsDiceGame") -> int:
     return states * (PUBLIC_TREE_BYTES_PER_STATE + 16) + 8 * min(states, DEFAULT_BATCH) * (4 * obs + 9 * actions)
 
 
+def observation_width(agent, game: "LiarsDiceGame") -> int:
+    """The length of the observations ``agent`` is given in ``game``: the environment's, or
+    dice_envs 0.1's shorter one (without the dice counts, :attr:`LiarsDiceGame.prefix_size`) for an
+    agent whose ``observation_size`` says it was trained on that.  An agent that records no size
+    is given the environment's.
+
+    Raises:
+        ValueError: an agent whose ``observation_size`` is neither of the game's.
+    """
+    from dice_envs.agents.evaluate.report import check_size
+
+    full, size = int(game.observation_shape[0]), getattr(agent, "observation_size", None)
+    if size == game.prefix_size:
+        return size
+    if size is not None:
+        check_size(agent, full, repr(game))
+    return full
+
+
 def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
     """``(tree, policy)``: the in-memory :class:`~dice_envs.agents.liars_dice.solver.PublicTree`
     of ``game`` and the :class:`~dice_envs.agents.liars_dice.solver.TreePolicy` that ``agent``
@@ -257,8 +280,8 @@ def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
     information state, asked a batch of public nodes at a time (:func:`node_rows`, about
     :data:`~dice_envs.agents.evaluate.contract.DEFAULT_BATCH` rows) and checked
     (:func:`~dice_envs.agents.evaluate.contract.ask_agent`): only the tree and the policy are held
-    for every information state.  An agent trained on dice_envs 0.1's
-    observation (without the dice counts, ``observation_size == game.prefix_size``) is given that.
+    for every information state.  An agent trained on dice_envs 0.1's shorter observation is
+    given that (:func:`observation_width`).
 
     The peak memory (:func:`agent_tree_policy_bytes`) is checked against the limit before
     anything is built; ``what`` names the request in a refusal.
@@ -267,26 +290,35 @@ def agent_tree_policy(game: "LiarsDiceGame", agent, what: str):
         ResourceLimitError: over the memory limit.
         ValueError: an agent whose observation size is neither of the game's.
     """
-    from dice_envs.agents.evaluate.contract import DEFAULT_BATCH, ask_agent
-    from dice_envs.agents.evaluate.report import check_size
-    from dice_envs.agents.liars_dice.solver import PublicTree, TreePolicy
+    from dice_envs.agents.evaluate.contract import ask_agent
+    from dice_envs.agents.liars_dice.solver import PublicTree
     from dice_envs.core.resources import check_resources
 
-    size = getattr(agent, "observation_size", None)
-    if size is not None and size != game.prefix_size:
-        check_size(agent, int(game.observation_shape[0]), repr(game))
+    width = observation_width(agent, game)
     check_resources(what, agent_tree_policy_bytes(game))
     tree = PublicTree(game)
     name = getattr(agent, "name", None) or getattr(agent, "__name__", type(agent).__name__)
+    return tree, tree_policy_in_batches(tree, lambda obs, mask: ask_agent(agent, obs[:, :width], mask,
+                                                                          what=f"agent {name}"))
+
+
+def tree_policy_in_batches(tree, probabilities):
+    """The :class:`~dice_envs.agents.liars_dice.solver.TreePolicy` that ``probabilities``
+    (``(observations, masks) -> (n, A)`` action probabilities, over the environment's
+    observations) plays at every information state of ``tree``, asked a batch of public nodes at a
+    time (:func:`node_rows`, about :data:`~dice_envs.agents.evaluate.contract.DEFAULT_BATCH` rows):
+    only the policy (16 bytes) is held for every information state, where the whole table of rows
+    (:class:`InfoStates`) holds 4 bytes per observation entry and one per action."""
+    from dice_envs.agents.evaluate.contract import DEFAULT_BATCH
+    from dice_envs.agents.liars_dice.solver import TreePolicy
+
     counts = _roll_counts(tree)
     edge, call = np.zeros((tree.N, tree.R)), np.zeros((tree.N, tree.R))
     step = max(1, DEFAULT_BATCH // tree.R)  # public nodes per batch
     for lo in range(0, tree.N, step):
         obs, mask = node_rows(tree, lo, min(tree.N, lo + step), counts)
-        if size == game.prefix_size:
-            obs = obs[:, : game.prefix_size]
-        fill_tree_policy(edge, call, tree, lo, ask_agent(agent, obs, mask, what=f"agent {name}"))
-    return tree, TreePolicy(tree, edge, call)
+        fill_tree_policy(edge, call, tree, lo, probabilities(obs, mask))
+    return TreePolicy(tree, edge, call)
 
 
 #: the hidden layers' activations :func:`build_network` offers, by name
@@ -405,7 +437,11 @@ class _ObservationPolicy:
         return int(rng.choice(len(p), p=p))
 
     def tree_policy(self, tree, states: "InfoStates | None" = None):
-        states = states or InfoStates(tree)
+        """The :class:`~dice_envs.agents.liars_dice.solver.TreePolicy` this policy plays on
+        ``tree``: over the rows of ``states`` where given, else asked in batches
+        (:func:`tree_policy_in_batches`)."""
+        if states is None:
+            return tree_policy_in_batches(tree, self.probabilities)
         return states.to_tree_policy(self.probabilities(states.obs, states.mask))
 
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from dice_envs.agents.evaluate.contract import ask_agent
 from dice_envs.agents.liars_dice.compiled_solver import state_count
+from dice_envs.agents.liars_dice.learned import observation_width
 from dice_envs.agents.liars_dice.solver import Evaluation
 from dice_envs.core.resources import announced, check_resources
 from dice_envs.core.validation import check_int
@@ -214,13 +215,15 @@ class TreePolicySource(PolicySource):
 class AgentSource(PolicySource):
     """An agent over observations (``agent(observations, masks) -> probabilities``, checked by
     :func:`dice_envs.agents.evaluate.contract.ask_agent`), asked at every information state of a
-    block in one call.  An agent that takes dice_envs 0.1's shorter observation (without the
-    dice counts, :attr:`LiarsDiceGame.prefix_size`) is given that prefix."""
+    block in one call.  An agent that takes dice_envs 0.1's shorter observation is given that
+    prefix (:func:`~dice_envs.agents.liars_dice.learned.observation_width`).
+
+    Raises:
+        ValueError: an agent whose ``observation_size`` is neither of the game's."""
 
     def __init__(self, agent, game: LiarsDiceGame, tree: StreamedTree, name: str = "the agent"):
         self.agent, self.game, self.tree, self.name = agent, game, tree, name
-        size = getattr(agent, "observation_size", None)
-        self.width = game.prefix_size if size == game.prefix_size else game.observation_shape[0]
+        self.width = observation_width(agent, game)
 
     def batch_bytes(self, tree):
         """The observations (float32) and masks of a batch, the agent's answers and their checks

@@ -37,6 +37,7 @@ stop; :class:`SignalStop` turns Ctrl-C and SIGTERM into a flag it checks between
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import signal
@@ -207,19 +208,28 @@ def checkpoint_blob(fmt: int, state: dict, **state_dicts) -> dict:
 
 
 class ExactScorer:
-    """Exact scores of a network's policy for one game: the public tree, every
-    information state as network rows (:class:`~dice_envs.agents.liars_dice.learned.InfoStates`),
-    and the CFR+ reference (solved to ``cfr_target``, from the solver's disk cache)."""
+    """Exact scores of a network's policy for one game: the public tree and the CFR+ reference
+    (solved to ``cfr_target``, from the solver's disk cache).  A network is asked a batch of public
+    nodes at a time (:func:`~dice_envs.agents.liars_dice.learned.tree_policy_in_batches`); the
+    table of every information state as network rows (:attr:`states`), which the tabular learners
+    index, is built only when asked for."""
 
     def __init__(self, game, cfr_target: float):
-        from dice_envs.agents.liars_dice.learned import InfoStates, equilibrium
+        from dice_envs.agents.liars_dice.learned import equilibrium
         from dice_envs.agents.liars_dice.solver import PublicTree, exploitability
 
         self.game = game
         self.tree = PublicTree(game)
-        self.states = InfoStates(self.tree)
         self.eq = equilibrium(game, cfr_target)
         self.cfr_exploitability = exploitability(self.tree, self.eq.policy)
+
+    @functools.cached_property
+    def states(self):
+        """Every information state as network rows
+        (:class:`~dice_envs.agents.liars_dice.learned.InfoStates`), built on first use."""
+        from dice_envs.agents.liars_dice.learned import InfoStates
+
+        return InfoStates(self.tree)
 
     def scores(self, net, beliefs: bool = False) -> dict:
         """Exploitability, NashConv, self-play value and value against the CFR+ equilibrium
@@ -228,8 +238,7 @@ class ExactScorer:
         from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
 
         net.eval()
-        return self.scores_table(LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities(self.states.obs,
-                                                                                                self.states.mask))
+        return self.scores_policy(LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities)
 
     def scores_table(self, probs: np.ndarray) -> dict:
         """:meth:`scores` of a policy given as a table, ``(information states, actions)``
@@ -240,13 +249,15 @@ class ExactScorer:
 
     def scores_policy(self, policy) -> dict:
         """:meth:`scores` of ``policy``, a function ``(observations, masks) -> probabilities`` (an agent over
-        observations)."""
-        return self.scores_table(policy(self.states.obs, self.states.mask))
+        observations), asked a batch of public nodes at a time."""
+        from dice_envs.agents.liars_dice.learned import exact_scores, tree_policy_in_batches
+
+        return jsonable(exact_scores(self.tree, tree_policy_in_batches(self.tree, policy), self.eq.policy))
 
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``
         (ESCHER's :meth:`~dice_envs.agents.liars_dice.escher.Escher.current_policy`)."""
-        return self.scores_table(policy(self.states.obs, self.states.mask))["exploitability"]
+        return self.scores_policy(policy)["exploitability"]
 
     def reference(self) -> dict:
         """The CFR+ reference's fields of a report."""

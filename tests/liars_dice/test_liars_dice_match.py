@@ -261,7 +261,7 @@ def test_a_whole_game_with_a_round_over_the_memory_limit_is_refused_before_any_r
 def test_scoring_a_whole_game_over_the_memory_limit_is_refused_before_any_round_is_scored(monkeypatch):
     """The largest round is 1 v 2 six-faced dice (5.5 M information states, about 1 GiB in memory,
     asked in batches); the scoring once held every row's observation and answer, and every in-memory
-    round's tree to the end, and measured 3.9 GB for this game."""
+    round's tree to the end (the notebook 2026-11-29-whole-game-memory.md has the figures)."""
     from dice_envs.agents.liars_dice.learned import agent_tree_policy_bytes
     from dice_envs.agents.liars_dice.match_solver import match_memory_bytes
     from dice_envs.core.resources import ResourceLimitError

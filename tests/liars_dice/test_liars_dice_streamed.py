@@ -89,6 +89,49 @@ def test_observations_are_the_environment_s():
                 assert np.flatnonzero(masks[row]).tolist() == list(state.legal_actions())
 
 
+class _SizedAgent(FunctionAgent):
+    """An agent that records the observation length it takes, as a saved network does; it plays by
+    the observation's last entries, which tells the dice counts (the longer observation) from the
+    bids (dice_envs 0.1's prefix)."""
+
+    def __init__(self, size: int):
+        super().__init__(self.play, name=f"sized {size}")
+        self.size = size
+
+    @property
+    def observation_size(self):
+        return self.size
+
+    def play(self, observations, masks):
+        assert observations.shape[1] == self.size
+        weights = masks * (1.0 + observations[:, -1:] + np.arange(masks.shape[1]) * observations[:, -2:-1])
+        return weights / weights.sum(axis=1, keepdims=True)
+
+
+def test_an_agent_s_observation_length_is_honoured_or_refused_alike_in_memory_and_streamed():
+    """One rule (:func:`~dice_envs.agents.liars_dice.learned.observation_width`) for both scorers:
+    an agent of dice_envs 0.1's shorter observation is given the prefix, one of the environment's
+    the whole observation, any other length a ValueError naming both lengths."""
+    from dice_envs.agents.liars_dice.learned import agent_tree_policy
+
+    game = LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces")
+    tree = PublicTree(game)
+    for size in (game.prefix_size, game.observation_shape[0]):
+        _, policy = agent_tree_policy(game, _SizedAgent(size), "a test")
+        whole = evaluate(tree, policy)
+        streamed = streamed_evaluate(game, _SizedAgent(size), block_bits=3)
+        assert streamed.exploitability == pytest.approx(whole.exploitability, abs=1e-12)
+    shorter, longer = (evaluate(tree, agent_tree_policy(game, _SizedAgent(size), "a test")[1]).exploitability
+                       for size in (game.prefix_size, game.observation_shape[0]))
+    assert shorter != pytest.approx(longer)  # (each was given its own length)
+    wrong = f"takes observations of length {game.prefix_size + 1}; .* has observations of length " \
+            f"{game.observation_shape[0]}"
+    with pytest.raises(ValueError, match=wrong):
+        agent_tree_policy(game, _SizedAgent(game.prefix_size + 1), "a test")
+    with pytest.raises(ValueError, match=wrong):
+        streamed_evaluate(game, _SizedAgent(game.prefix_size + 1), block_bits=3)
+
+
 def test_cli_scores_two_dice_each_streamed(capsys, monkeypatch):
     """Two three-sided dice each, aces wild: 2**12 public nodes; forced through the streamed path."""
     from dice_envs.agents.cli import main as cli_main

@@ -197,6 +197,41 @@ def test_a_tree_policy_asked_a_batch_of_nodes_at_a_time_is_the_whole_tables(conf
                                                                                   atol=1e-15)
 
 
+def test_the_trainers_scorer_asks_a_network_in_batches_and_builds_the_row_table_only_for_tables(monkeypatch):
+    """:class:`ExactScorer` scores a network (and any policy over observations) a batch of public
+    nodes at a time, as the whole table of rows would (the table of LD2D5F held 7.4 GB at an
+    evaluation), and builds that table (:attr:`ExactScorer.states`) only for a tabular learner."""
+    from dice_envs.agents.evaluate import contract
+    from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, build_network, exact_scores
+    from dice_envs.agents.liars_dice.training import ExactScorer
+
+    game = LiarsDiceGame(dice_per_player=(1, 2), faces=3, wild="aces")
+    scorer = ExactScorer(game, 1e-3)
+    monkeypatch.setattr(contract, "DEFAULT_BATCH", 100)  # batches of 16 public nodes (of 512)
+    torch.manual_seed(0)
+    net = build_network(game.config(), "16")
+    scores = scorer.scores(net)
+    assert "states" not in vars(scorer)  # (not built)
+    states = InfoStates(scorer.tree)
+    whole = exact_scores(scorer.tree, states.to_tree_policy(LearnedLiarsDicePolicy(game, net).probabilities(
+        states.obs, states.mask)), scorer.eq.policy)
+    for key, value in whole.items():
+        assert scores[key] == pytest.approx(value, abs=1e-12), key
+    assert scorer.policy_exploitability(LearnedLiarsDicePolicy(game, net).probabilities) == scores["exploitability"]
+    assert scorer.scores_table(LearnedLiarsDicePolicy(game, net).probabilities(states.obs, states.mask)) == \
+        pytest.approx(scores, abs=1e-12)
+    assert len(scorer.states.mask) == len(states.mask)  # (built on first use, for tables)
+
+
+def test_the_row_table_over_the_memory_limit_is_refused_naming_it(monkeypatch):
+    from dice_envs.core.resources import ResourceLimitError
+
+    tree = PublicTree(LiarsDiceGame(dice_per_player=2, faces=3))  # (24,576 rows: about 2 MiB)
+    monkeypatch.setenv("DICE_ENVS_MAX_MEMORY", "1M")
+    with pytest.raises(ResourceLimitError, match=r"every information state of .* as network rows \(.* rows\)"):
+        InfoStates(tree)
+
+
 def tabular_mmd_exploitability(optimism: float, updates: int = 200) -> float:
     tree = PublicTree(LiarsDiceGame(faces=4, wild=True))
     states = InfoStates(tree)
