@@ -23,8 +23,8 @@ does not install; MMD in OpenSpiel (``mmd_dilated``) is a full-width tabular met
 learner.  Both are left out (the README says so).
 
 Scoring: the game's information-state tensor is our observation (:mod:`dice_envs.openspiel`), so
-each algorithm's network answers every information state in one batch
-(:class:`~dice_envs.agents.liars_dice.learned.InfoStates`), with the rule its own
+each algorithm's network answers the information states in batches of public nodes
+(:func:`~dice_envs.agents.liars_dice.learned.tree_policy_in_batches`), with the rule its own
 ``action_probabilities`` applies (a softmax over the legal actions; Deep CFR's network ends in a
 softmax over all actions, renormalised here over the legal ones: its ``action_probabilities``
 leaves the illegal share out, so its probabilities do not sum to 1).  A test checks the batch
@@ -268,7 +268,7 @@ def run(algorithm: str, dice, faces: int, wild: str, minutes: float, eval_minute
         began = time.time()
         learner.prepare()
         fit_seconds = time.time() - began
-        scores = scorer.scores_table(learner.probabilities(scorer.states.obs, scorer.states.mask))
+        scores = scorer.scores_policy(learner.probabilities)  # (a batch of public nodes at a time)
         scores.update(minutes=trained / 60, steps=played, **{learner.unit: done})
         history.append(scores)
         if log:

@@ -58,6 +58,8 @@ def recorded_args(learner, data: dict) -> dict:
     from dice_envs.agents.liars_dice import full_width, play_training
 
     saved = dict(data["args"])
+    if learner.name == "pbs":  # (its own options, recorded as they are named)
+        return saved
     if learner.name == "mmd-full-width":  # format 2 recorded lr_floor as the final rate itself, wild as a bool
         saved["lr_floor"] = saved["lr_floor"] / saved["learning_rate"]
         saved["wild"] = "highest" if saved["wild"] else "none"
