@@ -86,6 +86,8 @@ PRESETS: Tuple[Preset, ...] = (
     Preset("liars-dice", "ppo", "Self-play PPO, one die each, no wild face", _seeds("liars_dice_play_ppo_6faces_30min")),
     Preset("liars-dice", "ppo-highest", "Self-play PPO, one die each, highest face wild",
            _seeds("liars_dice_play_ppo_6faces_wild_30min")),
+    Preset("liars-dice", "pbs-1v1-highest", "Public-belief-state learner, one die each, highest face wild",
+           _seeds("liars_dice_pbs_6faces_wild_30min")),
     Preset("liars-dice", "iig-ppo-ld2d5f", "PPO with IIG-RL-Benchmark's settings, LD2D5F",
            _seeds("liars_dice_play_iig_ppo_ld2d5f_10msteps", 1), x="steps"),
 )

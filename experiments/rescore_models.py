@@ -92,6 +92,7 @@ MODELS: Tuple[Figure, ...] = (
     Figure("liars_dice_play_mmd_nowild.pt", "liars-dice", _SIX, 0.0789235, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_ppo_wild.pt", "liars-dice", _WILD, 0.6315206, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_ppo_nowild.pt", "liars-dice", _SIX, 0.1822958, 1e-6, source=_LEARNERS),
+    Figure("liars_dice_pbs_wild.pt", "liars-dice", _WILD, 0.1918162, 1e-6, source=_LEARNERS),
     Figure("zombie_dice_official_selfplay_fourier_seed0.zip", "zombie-dice", (), -0.0040844300, 1e-9,
            group="zombie-dice", source="docs/games/zombie_dice.md"),
     Figure("zombie_dice_official_selfplay_seed0.zip", "zombie-dice", (), -0.0133681, 1e-7, group="zombie-dice",

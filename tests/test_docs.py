@@ -129,7 +129,7 @@ def test_the_package_docstrings_carry_no_notebook_words():
 
 # -- the learner pages: CleanRL's form ---------------------------------------------------------------------------------
 
-LEARNERS = ("maskable_ppo", "escher", "mmd_full_width", "mccfr", "mmd", "ppo", "rllib_ppo")
+LEARNERS = ("maskable_ppo", "escher", "pbs", "mmd_full_width", "mccfr", "mmd", "ppo", "rllib_ppo")
 
 
 @pytest.mark.parametrize("learner", LEARNERS)

@@ -55,13 +55,15 @@ play.scheduled`).  The defaults of every option are the settings of the learner'
 result; the presets (``presets.toml`` in this module's folder) hold each recorded result's.
 
 Every ``eval_every`` updates, and at the end, the scored network (or table) is run over all
-information states (:class:`dice_envs.agents.liars_dice.learned.InfoStates`) and its policy
-evaluated exactly (:class:`dice_envs.agents.liars_dice.training.ExactScorer`): exploitability
-(NashConv / 2) and value against the CFR+ equilibrium from both seats.  That evaluation is the only
-use of the full tree; the learner never sees it.  A "step" is one agent step: one decision, of
-either seat, in a sampled game.  Where the tree does not fit in memory the scoring is streamed
-(:class:`dice_envs.agents.liars_dice.training.StreamedScorer`): there is no first evaluation, the
-values against the equilibrium are None, and the scoring time is not counted in ``minutes``.
+information states, a batch of public nodes at a time, and its policy evaluated exactly
+(:class:`dice_envs.agents.liars_dice.training.ExactScorer`): exploitability (NashConv / 2) and
+value against the CFR+ equilibrium from both seats.  That evaluation is the only use of the full
+tree; the learner never sees it.  A "step" is one agent step: one decision, of either seat, in a
+sampled game.  Where the tree does not fit in memory (two dice each) the scoring of a network
+learner is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`): there is no
+first evaluation, the values against the equilibrium are None, the current iterate beside an
+average is scored only with ``score_current``, and the scoring time is not counted in
+``minutes``; MCCFR's tables over every information state are refused there.
 
 Outputs, in ``run_dir``: ``tb/`` (TensorBoard), ``checkpoint.pt`` (replaced atomically after every
 evaluation, after 10 minutes without one, and before every streamed scoring), ``model.pt`` (the
@@ -103,7 +105,7 @@ from pathlib import Path
 import numpy as np
 
 from dice_envs.agents.liars_dice.escher import OTHER_DICE, OWN_DICE, Reservoir
-from dice_envs.agents.liars_dice.learned import ACTIVATIONS, belief_inputs
+from dice_envs.agents.liars_dice.learned import ACTIVATIONS, LearnedLiarsDicePolicy, belief_inputs
 from dice_envs.agents.liars_dice.play import (
     UPDATES,
     Critics,
@@ -216,7 +218,7 @@ class Args:
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
     average_hidden: str = ""  # the average-policy network's hidden layers (empty: hidden's)
     beliefs: bool = False  # escher: the networks also take both players' ranges, computed from their own play
-    score_current: bool = False  # scored streamed: also score the current policy (an hour on two dice each)
+    score_current: bool = False  # scored streamed: also score the current iterate beside an average (an hour on two dice each)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -234,11 +236,11 @@ METHOD_OPTIONS = {
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
-            "activation", "lr_decay"),
+            "activation", "lr_decay", "score_current"),
     "ppo": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "clip", "entropy", "entropy_anneal", "average", "average_buffer", "average_rows", "average_steps",
             "average_learning_rate", "average_weighting", "advantage", "gamma", "gae_lambda", "value_coef",
-            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay"),
+            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay", "score_current"),
     "mccfr": ("explore", "regret_discount"),
 }
 #: the defaults a method's options take where they are not given: the method's recommended settings
@@ -330,9 +332,9 @@ def check(args: Args) -> Args:
     args.average = args.average and args.method in ("mmd", "ppo")  # (ESCHER and MCCFR keep their own average)
     args.average_hidden = args.average_hidden or args.hidden  # spelled out, so resumes compare the network built
     game = game_of(args)
-    if args.method != "escher" and not fits_in_memory(game):
-        raise ValueError(f"--method {args.method} is scored on the whole public tree in memory, which "
-                         f"{game.describe()} does not fit; --method escher is scored streamed")
+    if args.method == "mccfr" and not fits_in_memory(game):
+        raise ValueError(f"--method mccfr keeps tables over every information state, which {game.describe()} "
+                         f"does not fit in memory; the network learners (escher, ppo, mmd) are scored streamed there")
     if args.average and args.method in ("mmd", "ppo"):  # the buffer, and its copy in every checkpoint
         row = 2 * game.observation_shape[0] + 3 * game.num_actions
         check_resources(f"--average-buffer {args.average_buffer:,} decisions", 2 * row * args.average_buffer)
@@ -450,7 +452,7 @@ def train(args: Args) -> dict:
     start_run_dir(run)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    modules = new_modules(args, game, getattr(scorer, "states", None))
+    modules = new_modules(args, game, scorer.states if args.method == "mccfr" else None)  # (MCCFR's tables' rows)
     net, critic, opt, opt_critic, magnet, avg_net, opt_avg, buffer = (
         cast(Any, modules.get(name)) for name in ("net", "critic", "opt", "opt_critic", "magnet", "average_net", "opt_average",
                                        "average_buffer"))
@@ -497,25 +499,31 @@ def train(args: Args) -> dict:
             magnet.load_state_dict(net.state_dict())  # (at this update's number)
         return played, dict(losses, mean_game_length=played / args.games)
 
+    def current_policy(observations, masks):
+        """The current iterate where an average is scored: ESCHER's regret matching, or the policy
+        network beside its average network (``--average``)."""
+        if escher is not None:
+            return escher.current_policy(observations, masks)
+        return LearnedLiarsDicePolicy(game, net).probabilities(observations, masks)
+
     def score():
-        """The exact scores of the policy scored and saved, with the current iterate's exploitability."""
+        """The exact scores of the policy scored and saved, with the current iterate's exploitability
+        (where the scoring is streamed, only with --score-current: an hour more at two dice each)."""
         if cfr is not None:
             scores = scorer.scores_table(cfr.average_policy())
             scores["current_exploitability"] = scorer.scores_table(cfr.current_policy())["exploitability"]
         else:
             scores = scorer.scores(scored, beliefs=bool(escher) and args.beliefs)
-        if args.average:
-            scores["current_exploitability"] = scorer.scores(net)["exploitability"]
-        if escher is not None and (args.score_current or not streamed):  # (streamed: an hour at two dice each)
-            scores["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
+        if (escher is not None or args.average) and (args.score_current or not streamed):
+            scores["current_exploitability"] = scorer.policy_exploitability(current_policy)
         return scores
 
     def score_current():
-        """ESCHER's current policy scored, added to the last evaluation (a finished run rerun with
+        """The current iterate scored, added to the last evaluation (a finished run rerun with
         --score-current)."""
         if not args.score_current or "current_exploitability" in loop.history[-1]:
             return
-        score = loop.history[-1]["current_exploitability"] = scorer.policy_exploitability(escher.current_policy)
+        score = loop.history[-1]["current_exploitability"] = scorer.policy_exploitability(current_policy)
         scalars(loop.writer, "exact", {"current_exploitability": score}, loop.steps)
         log(args, f"{loop.where()}  current policy exploitability {score:.5f}")
         loop.save()
@@ -556,8 +564,9 @@ def train(args: Args) -> dict:
         "description": description,
         "exploitability": final["exploitability"],
         "best_exploitability": best["exploitability"],
-        # (None where it was not measured: ESCHER's iterate when the scoring is streamed)
-        "current_exploitability": final.get("current_exploitability", None if escher else final["exploitability"]),
+        # (None where it was not measured: an average's iterate when the scoring is streamed)
+        "current_exploitability": final.get("current_exploitability",
+                                            None if escher or args.average else final["exploitability"]),
         "best_at_steps": best["steps"],
     }
     result = loop.report(game, scorer, final, model_path, describe, counts={"updates": loop.updates})

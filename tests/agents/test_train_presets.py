@@ -49,6 +49,7 @@ def test_every_game_has_the_fixed_preset_names():
     assert list(presets_of("zombie-dice")) == ["maskable-ppo"]
     assert set(presets_of("liars-dice")) == {
         "escher-1v1", "escher-1v1-highest", "escher-1v1-aces", "escher-1v2-aces", "escher-2v1-aces", "escher-2v2-aces",
+        "pbs-1v1-highest",
         "mmd-full-width", "mmd-full-width-highest", "mccfr", "mccfr-highest", "mmd", "mmd-highest", "ppo",
         "ppo-highest", "iig-ppo-ld2d5f", "rllib-ppo"}
 

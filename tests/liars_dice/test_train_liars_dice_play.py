@@ -434,10 +434,14 @@ def test_the_removed_variants_are_refused_on_resume(lp):
     assert "magnet_to" not in lp.legacy_args({"magnet_to": "policy", "wild": "none", "dice": "1"})
 
 
-def test_only_escher_trains_where_the_tree_does_not_fit_in_memory(lp, tmp_path, capsys):
+def test_mccfr_is_refused_where_the_tree_does_not_fit_in_memory(lp, tmp_path, capsys):
+    """Its tables hold every information state; the network learners train there, scored streamed
+    (``test_mmd_and_its_average_train_where_the_scoring_is_streamed``)."""
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--dice", "2",
-                                     "--wild", "aces", "--method", "mmd"])
-    assert code == 2 and "--method mmd" in err and "--method escher" in err and "Traceback" not in err, err
+                                     "--wild", "aces", "--method", "mccfr"])
+    assert code == 2 and "Traceback" not in err, err
+    assert "--method mccfr keeps tables over every information state, which" in err and "does not fit" in err, err
+    assert not (tmp_path / "run").exists()
     args = lp.parse_args(["--method", "escher", "--dice", "2", "--wild", "aces", "--steps", "10"])
     assert args.run_dir == "runs/liars_dice_play_escher_6_2v2_aces"
 
@@ -541,6 +545,39 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
     code, exact, err = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "in_memory"), "--score-current"])
     assert code == 0 and exact["current_exploitability"] == pytest.approx(rescored["current_exploitability"],
                                                                           abs=1e-6), err
+
+
+def test_mmd_and_its_average_train_where_the_scoring_is_streamed(lp, tmp_path, capsys, monkeypatch):
+    """Where the public tree does not fit in memory (two dice each) PPO and MMD train as ESCHER does, their
+    network scored streamed (here forced on 1 v 2 three-faced dice, where the CLI's in-memory scoring gives
+    the same exploitability); the policy network beside the average is scored there only with
+    --score-current.  No network learner builds the table of every information state, in memory or
+    streamed."""
+    from dice_envs.agents.cli import main as cli_main
+    from dice_envs.agents.liars_dice import learned
+
+    built = []
+    real = learned.InfoStates.__init__
+    monkeypatch.setattr(learned.InfoStates, "__init__", lambda self, tree: (built.append(tree), real(self, tree))[1])
+    argv = [*MMD, *AVERAGE, "--dice", "1,2", "--wild", "aces", "--steps", "6000", "--eval-every", "1000", *TINY]
+    code, in_memory, err = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "in_memory")])
+    assert code == 0 and 0 < in_memory["current_exploitability"] < 1, err
+    with monkeypatch.context() as patch:
+        patch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
+        code, report, err = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "run")])
+        assert code == 0, err
+        assert len(report["curve"]) == 1 and report["curve"][0]["steps"] == report["steps"]  # only at the end
+        assert report["current_exploitability"] is None and report["value_vs_equilibrium"] is None
+        assert report["exploitability"] == pytest.approx(in_memory["exploitability"], abs=1e-9)
+        code, rescored, err = call(lp, capsys, [*argv, "--run-dir", str(tmp_path / "run"), "--score-current"])
+        assert code == 0 and rescored["current_exploitability"] == pytest.approx(in_memory["current_exploitability"],
+                                                                                 abs=1e-9), err
+        code, ppo, err = call(lp, capsys, ["--method", "ppo", "--dice", "1,2", "--wild", "aces", "--steps", "3000",
+                                           "--run-dir", str(tmp_path / "ppo"), *TINY])
+        assert code == 0 and 0 < ppo["exploitability"] < 1 and ppo["current_exploitability"] == ppo["exploitability"]
+    assert not built  # (neither in memory nor streamed)
+    assert cli_main(["evaluate", "liars-dice", str(tmp_path / "run" / "model.pt"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(report["exploitability"], abs=1e-9)
 
 
 def test_schedules_follow_the_budget(lp):
