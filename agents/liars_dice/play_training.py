@@ -61,8 +61,8 @@ value against the CFR+ equilibrium from both seats.  That evaluation is the only
 tree; the learner never sees it.  A "step" is one agent step: one decision, of either seat, in a
 sampled game.  Where the tree does not fit in memory (two dice each) the scoring of a network
 learner is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`): there is no
-first evaluation, the values against the equilibrium are None, the current iterate beside an
-average is scored only with ``score_current``, and the scoring time is not counted in
+first evaluation, the values against the equilibrium are None, the current iterate of a learner
+with an average is scored only with ``score_current``, and the scoring time is not counted in
 ``minutes``; MCCFR's tables over every information state are refused there.
 
 Outputs, in ``run_dir``: ``tb/`` (TensorBoard), ``checkpoint.pt`` (replaced atomically after every
@@ -218,7 +218,7 @@ class Args:
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
     average_hidden: str = ""  # the average-policy network's hidden layers (empty: hidden's)
     beliefs: bool = False  # escher: the networks also take both players' ranges, computed from their own play
-    score_current: bool = False  # scored streamed: also score the current iterate beside an average (an hour on two dice each)
+    score_current: bool = False  # scored streamed: also score the current iterate of an average's learner (an hour on two dice each)
     cfr_target: float = 1e-4  # exploitability the CFR+ reference is solved to
     seed: int = 0  # seeds torch, numpy and the env
     threads: int = 1  # torch threads (exact resume needs the same count)
@@ -501,7 +501,7 @@ def train(args: Args) -> dict:
 
     def current_policy(observations, masks):
         """The current iterate where an average is scored: ESCHER's regret matching, or the policy
-        network beside its average network (``--average``)."""
+        network of a learner with an average network (``--average``)."""
         if escher is not None:
             return escher.current_policy(observations, masks)
         return LearnedLiarsDicePolicy(game, net).probabilities(observations, masks)

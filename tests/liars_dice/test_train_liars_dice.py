@@ -199,8 +199,8 @@ def test_a_tree_policy_asked_a_batch_of_nodes_at_a_time_is_the_whole_tables(conf
 
 def test_the_trainers_scorer_asks_a_network_in_batches_and_builds_the_row_table_only_for_tables(monkeypatch):
     """:class:`ExactScorer` scores a network (and any policy over observations) a batch of public
-    nodes at a time, as the whole table of rows would (the table of LD2D5F held 7.4 GB at an
-    evaluation), and builds that table (:attr:`ExactScorer.states`) only for a tabular learner."""
+    nodes at a time, with the scores the whole table of rows gives, and builds that table
+    (:attr:`ExactScorer.states`, gigabytes at LD2D5F) only for a tabular learner."""
     from dice_envs.agents.evaluate import contract
     from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy, build_network, exact_scores
     from dice_envs.agents.liars_dice.training import ExactScorer

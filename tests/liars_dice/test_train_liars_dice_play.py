@@ -385,7 +385,7 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("ppo", ["--own-dice", "all"]), ("mccfr", ["--merge-rows"]),
                                           ("mmd", ["--regret-plus"]), ("mccfr", ["--average-power", "2"]),
                                           ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"]),
-                                          ("mmd", ["--score-current"]), ("escher", ["--eta", "0.1"]),
+                                          ("mmd", ["--beliefs"]), ("escher", ["--eta", "0.1"]),
                                           ("mmd", ["--advantage", "gae"]), ("escher", ["--activation", "tanh"]),
                                           ("mccfr", ["--kl", "0.1"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
