@@ -278,8 +278,9 @@ def parse_args(argv=None) -> Args:
     given = vars(parser.parse_args(wild_flags(sys.argv[1:] if argv is None else argv)))
     method = given.pop("method", "escher")
     everyone = {f.name for f in dataclasses.fields(Args)} - {name for names in METHOD_OPTIONS.values() for name in names}
-    # (the network options every network method reads are let through to mccfr's tables, which ignore them)
-    everyone |= set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"])
+    # (the network's own options, which every network method reads, are let through to mccfr's tables, which
+    # ignore them; an option that changes what a run does, such as --score-current, is not)
+    everyone |= set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"]) & set(METHOD_OPTIONS["mmd"]) - {"score_current"}
     for name in given:
         if name not in everyone and name not in METHOD_OPTIONS.get(method, ()):
             owners = " or ".join(f"--method {m}" for m in METHODS if name in METHOD_OPTIONS[m])

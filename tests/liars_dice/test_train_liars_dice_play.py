@@ -387,7 +387,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("ppo", ["--average-ema", "0.99"]), ("mmd", ["--average-hidden", "16"]),
                                           ("mmd", ["--beliefs"]), ("escher", ["--eta", "0.1"]),
                                           ("mmd", ["--advantage", "gae"]), ("escher", ["--activation", "tanh"]),
-                                          ("mccfr", ["--kl", "0.1"])])
+                                          ("mccfr", ["--kl", "0.1"]),
+                                          ("mccfr", ["--score-current"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
