@@ -37,7 +37,8 @@ import numpy as np
 from dice_envs.core.game import CHANCE, TERMINAL, Game, GameState
 from dice_envs.core.validation import check_choice
 from dice_envs.core.validation import check_int as _check_int
-from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState, check_dice, check_wild, describe_roll
+from dice_envs.games.liars_dice.rules import (BidObservations, LiarsDiceGame, LiarsDiceState, check_dice, check_wild,
+                                              describe_roll)
 
 __all__ = ["LiarsDiceMatchGame", "LiarsDiceMatchState", "NEXT_STARTERS"]
 
@@ -45,7 +46,7 @@ __all__ = ["LiarsDiceMatchGame", "LiarsDiceMatchState", "NEXT_STARTERS"]
 NEXT_STARTERS = ("loser", "winner")
 
 
-class LiarsDiceMatchGame(Game):
+class LiarsDiceMatchGame(BidObservations, Game):
     """Configuration of a whole game of Liar's Dice.
 
     Args:
@@ -90,21 +91,6 @@ class LiarsDiceMatchGame(Game):
         """The round game played when the players still in hold ``dice`` (one count per player
         still in, in seat order) and ``starter`` (an index into them) starts."""
         return LiarsDiceGame(len(dice), dice, self.faces, self.wild_rule, None, starter)
-
-    @property
-    def prefix_size(self) -> int:
-        return self.num_players + self.faces + self.num_actions
-
-    @property
-    def observation_shape(self):
-        return (self.prefix_size + self.num_players,)
-
-    def observation_bounds(self):
-        low = np.zeros(self.observation_shape, np.float32)
-        high = np.ones(self.observation_shape, np.float32)
-        high[self.num_players : self.num_players + self.faces] = max(self.dice)
-        high[self.prefix_size :] = self.dice
-        return low, high
 
     def payoff(self, winner: int) -> Tuple[float, ...]:
         """Every player's payoff when ``winner`` is the last player with dice."""

@@ -57,7 +57,7 @@ from dice_envs.core.dice import combine, d, roll_counts
 from dice_envs.core.game import CHANCE, TERMINAL, Game, GameState
 from dice_envs.core.validation import check_int as _check_int
 
-__all__ = ["LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
+__all__ = ["BidObservations", "LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
            "describe_roll", "information_state_count", "seed_game", "tree_size"]
 
 #: Node counts the source document reports for one die each and quantities up to ``faces``.
@@ -91,7 +91,37 @@ def check_dice(dice_per_player, num_players: int) -> Tuple[int, ...]:
     return (_check_int("dice_per_player", dice_per_player, 1, 5),) * num_players
 
 
-class LiarsDiceGame(Game):
+class BidObservations:
+    """The observation layout of a player of Liar's Dice, shared by the round game and the whole game
+    (:class:`~dice_envs.games.liars_dice.match.LiarsDiceMatchGame`): one-hot seat, own dice counted by
+    face, the bids made so far and the call, then every player's dice count.  A class using it has
+    ``num_players``, ``faces``, ``num_actions`` and ``dice`` (one count per player, the most each can hold)."""
+
+    num_players: int
+    faces: int
+    num_actions: int
+    dice: Tuple[int, ...]
+
+    @property
+    def prefix_size(self) -> int:
+        """Length of the observation before the dice counts (seat, own dice, bids, call): the
+        whole observation of dice_envs 0.1, which the models saved then read."""
+        return self.num_players + self.faces + self.num_actions
+
+    @property
+    def observation_shape(self):
+        return (self.prefix_size + self.num_players,)
+
+    def observation_bounds(self):
+        """The observation's bounds, ``(low, high)``: counts are at most the dice a player holds."""
+        low = np.zeros(self.observation_shape, np.float32)
+        high = np.ones(self.observation_shape, np.float32)
+        high[self.num_players : self.num_players + self.faces] = max(self.dice)
+        high[self.prefix_size :] = self.dice
+        return low, high
+
+
+class LiarsDiceGame(BidObservations, Game):
     """Configuration of a Liar's Dice round.
 
     Args:
@@ -185,23 +215,6 @@ class LiarsDiceGame(Game):
     def chance_distribution(self):
         """The opening chance node: every player's roll, ``[(rolls, Fraction), ...]``."""
         return combine([self.roll_distribution(p) for p in range(self.num_players)])
-
-    @property
-    def prefix_size(self) -> int:
-        """Length of the observation before the dice counts (seat, own dice, bids, call): the
-        whole observation of dice_envs 0.1, which the models saved then read."""
-        return self.num_players + self.faces + self.num_actions
-
-    @property
-    def observation_shape(self):
-        return (self.prefix_size + self.num_players,)
-
-    def observation_bounds(self):
-        low = np.zeros(self.observation_shape, np.float32)
-        high = np.ones(self.observation_shape, np.float32)
-        high[self.num_players : self.num_players + self.faces] = max(self.dice)
-        high[self.prefix_size :] = self.dice
-        return low, high
 
     def new_initial_state(self) -> "LiarsDiceState":
         return LiarsDiceState(self, None, (), False)
