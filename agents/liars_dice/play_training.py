@@ -280,7 +280,8 @@ def parse_args(argv=None) -> Args:
     everyone = {f.name for f in dataclasses.fields(Args)} - {name for names in METHOD_OPTIONS.values() for name in names}
     # (the network's own options, which every network method reads, are let through to mccfr's tables, which
     # ignore them; an option that changes what a run does, such as --score-current, is not)
-    everyone |= set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"]) & set(METHOD_OPTIONS["mmd"]) - {"score_current"}
+    networks = set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"]) & set(METHOD_OPTIONS["mmd"])
+    everyone |= networks - {"score_current"}
     for name in given:
         if name not in everyone and name not in METHOD_OPTIONS.get(method, ()):
             owners = " or ".join(f"--method {m}" for m in METHODS if name in METHOD_OPTIONS[m])

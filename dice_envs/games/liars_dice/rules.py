@@ -57,8 +57,8 @@ from dice_envs.core.dice import combine, d, roll_counts
 from dice_envs.core.game import CHANCE, TERMINAL, Game, GameState
 from dice_envs.core.validation import check_int as _check_int
 
-__all__ = ["BidObservations", "LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice", "check_wild",
-           "describe_roll", "information_state_count", "seed_game", "tree_size"]
+__all__ = ["BidObservations", "LiarsDiceGame", "LiarsDiceState", "SEED_TREE_SIZES", "WILD_RULES", "check_dice",
+           "check_wild", "describe_roll", "information_state_count", "seed_game", "tree_size"]
 
 #: Node counts the source document reports for one die each and quantities up to ``faces``.
 SEED_TREE_SIZES = {2: 125, 3: 9_208, 4: 2_097_137}
