@@ -15,6 +15,10 @@ options that differ from their defaults (its budget among them)::
     dice = "1"
     wild = "none"
 
+A preset that differs from another in a few options names it (:data:`BASE_KEY`) and lists only
+those: ``base = "escher-1v1"`` starts from that preset's learner and options (not its seeds, result
+or record), and the entry's own keys replace them.
+
 A :class:`Learner` describes one trainer to the command: its options (a dataclass whose defaults
 are the learner's recommended settings, one field per option, the comment on a field's line its
 help), the fields it does not read (where several learners share one dataclass), what it fixes
@@ -47,7 +51,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 reads TOML with tomli, the same parser
     import tomli as tomllib
 
-__all__ = ["Learner", "META_KEYS", "GAME_KEY", "NamedGames", "load_presets", "read_config", "resolve", "settings_of",
+__all__ = ["Learner", "META_KEYS", "BASE_KEY", "GAME_KEY", "NamedGames", "load_presets", "read_config", "resolve", "settings_of",
            "to_toml", "add_train_command", "describe_presets"]
 
 #: The keys of a preset that are not options: which learner, its seeds, its result and its record.
@@ -55,6 +59,9 @@ META_KEYS = ("learner", "seeds", "result", "recorded")
 #: The key of a preset (and ``--game``) that names a game the room names (Liar's Dice's ``"LD2D5F"``): it
 #: sets the learner's options for the game's rules (:data:`NamedGames`).
 GAME_KEY = "game"
+#: The key of a preset that names another preset of the same file whose learner and options it starts
+#: from (:func:`load_presets` expands it).
+BASE_KEY = "base"
 
 #: A room's named games for its learners: ``named(name, options, given) -> settings``, the options (of
 #: the names ``options``, a learner's) that the game ``name`` sets; ``ValueError`` for an unknown name,
@@ -120,9 +127,29 @@ def load_presets(path, section: str = "") -> Dict[str, dict]:
             raise ValueError(f"{path} has no presets of {section!r}")
         data = data[section]
     for name, entry in data.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("learner"), str):
+        if not isinstance(entry, dict):
             raise ValueError(f"{path}: preset {name!r} must be a table with a learner = \"...\"")
-    return data
+    presets = {name: _expanded(data, name, path, ()) for name in data}
+    for name, entry in presets.items():
+        if not isinstance(entry.get("learner"), str):
+            raise ValueError(f"{path}: preset {name!r} must be a table with a learner = \"...\"")
+    return presets
+
+
+def _expanded(data: Mapping[str, dict], name: str, path: Path, chain: Tuple[str, ...]) -> dict:
+    """Preset ``name`` of ``data`` with its :data:`BASE_KEY` expanded: the base's learner and options,
+    then the entry's own keys (``ValueError`` for a base that is not a preset of the file, or a cycle)."""
+    entry = dict(data[name])
+    base = entry.pop(BASE_KEY, None)
+    if base is None:
+        return entry
+    if not isinstance(base, str) or not isinstance(data.get(base), dict):
+        raise ValueError(f"{path}: preset {name!r} has {BASE_KEY} = {base!r}, which is not a preset of this file")
+    if base in chain + (name,):
+        raise ValueError(f"{path}: presets {' -> '.join(chain + (name, base))} name each other as {BASE_KEY}")
+    inherited = {key: value for key, value in _expanded(data, base, path, chain + (name,)).items()
+                 if key not in META_KEYS or key == "learner"}
+    return {**inherited, **entry}
 
 
 def read_config(path) -> dict:

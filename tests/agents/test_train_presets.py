@@ -51,7 +51,7 @@ def test_every_game_has_the_fixed_preset_names():
         "escher-1v1", "escher-1v1-highest", "escher-1v1-aces", "escher-1v2-aces", "escher-2v1-aces", "escher-2v2-aces",
         "pbs-1v1-highest",
         "mmd-full-width", "mmd-full-width-highest", "mccfr", "mccfr-highest", "mmd", "mmd-highest", "ppo",
-        "ppo-highest", "iig-ppo-ld2d5f", "rllib-ppo"}
+        "ppo-highest", "iig-ppo-ld2d5f", "iig-mmd-ld2d5f", "rllib-ppo"}
 
 
 def recorded_args(learner, data: dict) -> dict:
@@ -246,6 +246,26 @@ def test_a_bad_preset_key_or_value_is_a_value_error_naming_it(tmp_path, capsys):
         read_config(bad)
     assert cli_main(["train", "pig", "--preset", "fastest", "--steps", "1"]) == 2
     assert "'fastest' is not a preset of pig" in capsys.readouterr().err
+
+
+def test_a_preset_starts_from_its_base_and_a_bad_base_is_refused(tmp_path):
+    from dice_envs.agents.learn.presets import load_presets
+
+    mmd = command_options(parsed("liars-dice", "--preset", "iig-mmd-ld2d5f"))[1]
+    ppo = command_options(parsed("liars-dice", "--preset", "iig-ppo-ld2d5f", "--kl", "0.025"))[1]
+    assert dataclasses.replace(mmd, run_dir=ppo.run_dir) == ppo and mmd.kl == 0.025
+    file = tmp_path / "presets.toml"
+    file.write_text('[a]\nlearner = "escher"\nseeds = [0]\nresult = "r"\ngames = 64\nminutes = 1.0\n'
+                    '[b]\nbase = "a"\nseeds = [1]\nminutes = 2.0\n[c]\nbase = "b"\n')
+    presets = load_presets(file)
+    assert presets["b"] == {"learner": "escher", "games": 64, "minutes": 2.0, "seeds": [1]}
+    assert presets["c"] == {"learner": "escher", "games": 64, "minutes": 2.0}  # (options, not seeds or result)
+    file.write_text('[a]\nlearner = "escher"\n[b]\nbase = "z"\n')
+    with pytest.raises(ValueError, match="preset 'b' has base = 'z', which is not a preset of this file"):
+        load_presets(file)
+    file.write_text('[a]\nbase = "b"\n[b]\nbase = "a"\n')
+    with pytest.raises(ValueError, match="presets a -> b -> a name each other as base"):
+        load_presets(file)
 
 
 def test_list_presets_prints_budget_seeds_and_result(capsys):
