@@ -277,13 +277,9 @@ def parse_args(argv=None) -> Args:
             action.default = argparse.SUPPRESS  # (only the options given: the others are the method's defaults)
     given = vars(parser.parse_args(wild_flags(sys.argv[1:] if argv is None else argv)))
     method = given.pop("method", "escher")
-    everyone = {f.name for f in dataclasses.fields(Args)} - {name for names in METHOD_OPTIONS.values() for name in names}
-    # (the network's own options, which every network method reads, are let through to mccfr's tables, which
-    # ignore them; an option that changes what a run does, such as --score-current, is not)
-    networks = set(METHOD_OPTIONS["escher"]) & set(METHOD_OPTIONS["ppo"]) & set(METHOD_OPTIONS["mmd"])
-    everyone |= networks - {"score_current"}
+    refused = set(unread(method)) if method in METHODS else set()  # (an unknown method: method_args names it)
     for name in given:
-        if name not in everyone and name not in METHOD_OPTIONS.get(method, ()):
+        if name in refused:  # (the rule of ``dice-envs train liars-dice``'s learners: their ``ignores``)
             owners = " or ".join(f"--method {m}" for m in METHODS if name in METHOD_OPTIONS[m])
             raise ValueError(f"{flag(name)} is for {owners}, not --method {method}")
     return check(method_args(method, **given))

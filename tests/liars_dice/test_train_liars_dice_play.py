@@ -29,8 +29,9 @@ from dice_envs.agents.liars_dice import training as liars_dice_training
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ["--faces", "3", "--hidden", "32,32", "--critic-hidden", "32,32", "--games", "256", "--minibatch", "512",
-        "--minutes", "0", "--quiet", "--no-plot"]
+#: a tiny run of mccfr's tables (which a network's options are refused for), and of the network methods
+TINY_TABLES = ["--faces", "3", "--games", "256", "--minutes", "0", "--quiet", "--no-plot"]
+TINY = [*TINY_TABLES, "--hidden", "32,32", "--critic-hidden", "32,32", "--minibatch", "512"]
 #: the settings of the network methods' runs these tests pin (MMD's and PPO's defaults before the
 #: recommended ones became the defaults)
 NETWORK = ["--epochs", "4"]
@@ -107,7 +108,8 @@ def runs(lp, tmp_path_factory):
                           ("ppo_gae", PPO_GAE)):
         run = tmp_path_factory.mktemp(name) / "run"
         steps = "60000" if name == "escher" else "30000"
-        code = lp.main([*options, "--run-dir", str(run), "--steps", steps, "--eval-every", "20", *TINY])
+        tiny = TINY_TABLES if name == "mccfr" else TINY
+        code = lp.main([*options, "--run-dir", str(run), "--steps", steps, "--eval-every", "20", *tiny])
         assert code == 0
         out[name] = run
     return out
@@ -182,7 +184,7 @@ RESUME = [*MMD, "--steps", "12000", "--eval-every", "4", "--average", "--average
 
 
 #: --method mccfr: its tables and the dealing generator are the whole state
-RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *TINY]
+RESUME_MCCFR = ["--method", "mccfr", "--steps", "12000", "--eval-every", "4", *TINY_TABLES]
 #: --method escher, its reservoirs small enough to be full (about 400 rows added to each per update, more with
 #: one per roll), its targets averaged over the other player's rolls, equal rows merged, plain regret matching
 RESUME_ESCHER = [*ESCHER[:-1], "1000", "--steps", "12000", "--eval-every", "4", "--lr-floor", "0.2",
@@ -300,7 +302,7 @@ def test_damaged_mccfr_tables_are_refused(lp, runs, tmp_path, capsys, case, mess
     del state["report"]
     blob["state"] = json.dumps(state)
     torch.save(blob, run / "checkpoint.pt")
-    code, report, err = call(lp, capsys, ["--method", "mccfr", "--run-dir", str(run), "--steps", "90000", *TINY])
+    code, report, err = call(lp, capsys, ["--method", "mccfr", "--run-dir", str(run), "--steps", "90000", *TINY_TABLES])
     assert code == 2 and report is None and message in err and f"remove {run}" in err and "Traceback" not in err, err
 
 
@@ -388,7 +390,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mmd", ["--beliefs"]), ("escher", ["--eta", "0.1"]),
                                           ("mmd", ["--advantage", "gae"]), ("escher", ["--activation", "tanh"]),
                                           ("mccfr", ["--kl", "0.1"]),
-                                          ("mccfr", ["--score-current"])])
+                                          ("mccfr", ["--score-current"]), ("mccfr", ["--hidden", "16"]),
+                                          ("mccfr", ["--minibatch", "64"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
