@@ -50,9 +50,10 @@ holds the learners' pieces):
 
 The network methods fit with ``epochs`` passes of Adam over minibatches of ``minibatch`` decisions;
 ``lr_floor`` decays every learning rate by the cosine to that fraction of its start over the
-budget, ``alpha_final`` decays MMD's ``alpha`` geometrically (:func:`~dice_envs.agents.liars_dice.
-play.scheduled`).  The defaults of every option are the settings of the learner's best recorded
-result; the presets (``presets.toml`` in this module's folder) hold each recorded result's.
+budget (with ``lr_hold``, over its last ``1 - lr_hold``), ``alpha_final`` decays MMD's ``alpha``
+geometrically (:func:`~dice_envs.agents.liars_dice.play.scheduled`).  The defaults of every
+option are the settings of the learner's best recorded result; the presets (``presets.toml`` in
+this module's folder) hold each recorded result's.
 
 Every ``eval_every`` updates, and at the end, the scored network (or table) is run over all
 information states, a batch of public nodes at a time, and its policy evaluated exactly
@@ -192,6 +193,7 @@ class Args:
     max_grad_norm: float = 0.0  # PPO: clip the gradient's norm to this (0: no clipping)
     activation: str = "relu"  # the networks' hidden activation: relu | tanh (mmd, ppo)
     lr_decay: str = "cosine"  # how the rates decay to --lr-floor x their start: cosine | linear
+    lr_hold: float = 0.0  # the share of the budget at the starting rates before they decay to --lr-floor x them
     eta: float = 0.1  # the step size of MMD
     alpha: float = 0.1  # the weight of the KL to the magnet
     alpha_final: float = 0.0  # alpha decays geometrically to this over the budget (0: alpha stays constant)
@@ -232,15 +234,15 @@ METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
                "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "predictive_plus",
-               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "beliefs"),
+               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "lr_hold", "beliefs"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
-            "activation", "lr_decay", "score_current"),
+            "activation", "lr_decay", "lr_hold", "score_current"),
     "ppo": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "clip", "entropy", "entropy_anneal", "average", "average_buffer", "average_rows", "average_steps",
             "average_learning_rate", "average_weighting", "advantage", "gamma", "gae_lambda", "value_coef",
-            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay", "score_current"),
+            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay", "lr_hold", "score_current"),
     "mccfr": ("explore", "regret_discount"),
 }
 #: the defaults a method's options take where they are not given: the method's recommended settings
@@ -304,6 +306,11 @@ def check(args: Args) -> Args:
                              "lr_floor", "kl", "max_grad_norm"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
                        "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0)})
+    if not 0.0 <= args.lr_hold < 1.0:
+        raise ValueError(f"--lr-hold must be at least 0 and below 1 (a share of the budget), got {args.lr_hold}")
+    if args.lr_hold > 0 and args.lr_floor == 1.0:
+        raise ValueError(f"--lr-hold {args.lr_hold} holds the rates before a decay, and there is none: "
+                         "give --lr-floor below 1 too")
     for name, choices in (("advantage", ("q", "gae")), ("activation", ACTIVATIONS), ("lr_decay", ("cosine", "linear"))):
         if getattr(args, name) not in choices:
             raise ValueError(f"{flag(name)} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
@@ -384,7 +391,7 @@ def legacy_args(saved: dict) -> dict:
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
              "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
-             "beliefs": False, "entropy_anneal": False, **INTRODUCED_WITH_GAE, **saved}
+             "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():

@@ -374,7 +374,8 @@ def test_a_poisoned_escher_checkpoint_is_refused(lp, escher_run, tmp_path, capsy
     ("--average-power", "5"), ("--average-power", "-1"), ("--reach-floor", "1"),
     ("--average-ema", "1"), ("--lr-floor", "-0.1"), ("--advantage", "v"), ("--activation", "gelu"),
     ("--lr-decay", "step"), ("--gamma", "0"), ("--gamma", "1.5"), ("--gae-lambda", "2"), ("--value-coef", "0"),
-    ("--kl", "-1"), ("--max-grad-norm", "-1"),
+    ("--kl", "-1"), ("--max-grad-norm", "-1"), ("--lr-hold", "1"), ("--lr-hold", "-0.1"),
+    ("--lr-hold", "0.5"),  # (a hold with no decay to hold off: --lr-floor is 1)
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", option, value])
@@ -391,7 +392,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mmd", ["--advantage", "gae"]), ("escher", ["--activation", "tanh"]),
                                           ("mccfr", ["--kl", "0.1"]),
                                           ("mccfr", ["--score-current"]), ("mccfr", ["--hidden", "16"]),
-                                          ("mccfr", ["--minibatch", "64"])])
+                                          ("mccfr", ["--minibatch", "64"]),
+                                          ("mccfr", ["--lr-hold", "0.5", "--lr-floor", "0.3"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -586,8 +588,8 @@ def test_mmd_and_its_average_train_where_the_scoring_is_streamed(lp, tmp_path, c
 
 def test_schedules_follow_the_budget(lp):
     """alpha decays geometrically from --alpha to --alpha-final, every learning rate by
-    the cosine to --lr-floor times its start, PPO's entropy bonus with --entropy-anneal
-    linearly to 0; without them nothing changes."""
+    the cosine to --lr-floor times its start (with --lr-hold h, over the budget's last 1 - h),
+    PPO's entropy bonus with --entropy-anneal linearly to 0; without them nothing changes."""
     args = lp.Args(alpha=0.1, alpha_final=0.025, lr_floor=0.1, learning_rate=1e-3, value_learning_rate=2e-3,
                    average_learning_rate=4e-3)
     rates = ("learning_rate", "value_learning_rate", "average_learning_rate")
@@ -602,6 +604,12 @@ def test_schedules_follow_the_budget(lp):
     linear = lp.Args(lr_decay="linear", lr_floor=0.0, learning_rate=1e-3)  # CleanRL's anneal_lr
     assert [learners.scheduled(linear, done).learning_rate for done in (0.0, 0.25, 1.0)] == pytest.approx(
         [1e-3, 0.75e-3, 0.0])
+    held = lp.Args(lr_floor=0.1, lr_hold=0.5, learning_rate=1e-3)  # the cosine over the budget's second half
+    assert [learners.scheduled(held, done).learning_rate for done in (0.0, 0.5, 0.75, 1.0)] == pytest.approx(
+        [1e-3, 1e-3, 0.55e-3, 0.1e-3])
+    assert learners.scheduled(held, 0.3).alpha == held.alpha  # (only the rates are held)
+    held_linear = lp.Args(lr_decay="linear", lr_floor=0.0, lr_hold=0.8, learning_rate=1e-3)
+    assert learners.scheduled(held_linear, 0.9).learning_rate == pytest.approx(0.5e-3)
     annealed = lp.Args(method="ppo", entropy=0.1, entropy_anneal=True)  # the bonus's bias removed by the end
     assert [learners.scheduled(annealed, done).entropy for done in (0.0, 0.25, 1.0)] == pytest.approx([0.1, 0.075, 0.0])
 
