@@ -91,6 +91,7 @@ MODELS: Tuple[Figure, ...] = (
     Figure("liars_dice_play_mmd_wild.pt", "liars-dice", _WILD, 0.6782515, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_mmd_nowild.pt", "liars-dice", _SIX, 0.0789235, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_ppo_wild.pt", "liars-dice", _WILD, 0.6315206, 1e-6, source=_LEARNERS),
+    Figure("liars_dice_play_iig_ppo_ld1d6f.pt", "liars-dice", ("--game", "LD1D6F"), 0.1581744, 1e-6, source=_LEARNERS),
     Figure("liars_dice_play_ppo_nowild.pt", "liars-dice", _SIX, 0.1822958, 1e-6, source=_LEARNERS),
     Figure("liars_dice_pbs_wild.pt", "liars-dice", _WILD, 0.1918162, 1e-6, source=_LEARNERS),
     Figure("zombie_dice_official_selfplay_fourier_seed0.zip", "zombie-dice", (), -0.0040844300, 1e-9,
