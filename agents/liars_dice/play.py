@@ -311,10 +311,10 @@ def scheduled(args: Options, done: float) -> Options:
     """The options of the update at ``done`` (0 to 1) of the budget
     (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
     from its start to ``--lr-floor`` times it, by the cosine or linearly (``--lr-decay``;
-    linearly to 0 is CleanRL's ``anneal_lr``), over the budget or, with ``--lr-hold h``, over its
-    last ``1 - h`` (the rates stay at their start until then), and ``alpha`` geometrically from ``--alpha`` to
-    ``--alpha-final`` (when that is positive), and with ``--entropy-anneal`` PPO's entropy bonus
-    linearly from ``--entropy`` to 0; the rest as given."""
+    linearly to 0 is CleanRL's ``anneal_lr``), over the budget or, with ``--lr-hold h``, over
+    its last ``1 - h`` (the rates stay at their start until then); ``alpha`` geometrically from
+    ``--alpha`` to ``--alpha-final`` (when that is positive), and with ``--entropy-anneal`` PPO's
+    entropy bonus linearly from ``--entropy`` to 0, both over the whole budget; the rest as given."""
     decayed = max(0.0, done - args.lr_hold) / (1.0 - args.lr_hold)
     if args.lr_decay == "linear":
         lr_scale = args.lr_floor + (1.0 - args.lr_floor) * (1.0 - decayed)

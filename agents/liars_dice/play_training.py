@@ -385,7 +385,8 @@ def legacy_args(saved: dict) -> dict:
     before ESCHER's later options played plain regret matching on dealt dice with linear averaging
     of the average network itself, of ``--hidden``'s layers; the critic's rate was
     ``critic_learning_rate``; runs from before PPO's ``--advantage gae`` had its options at the
-    values of :data:`INTRODUCED_WITH_GAE`.  Options this version no longer has are dropped at the
+    values of :data:`INTRODUCED_WITH_GAE`; runs from before ``--lr-hold`` decayed over the whole
+    budget (``lr_hold`` 0).  Options this version no longer has are dropped at the
     value that did what this version does, and refused (``ValueError`` naming it) at another."""
     if not isinstance(saved, dict):
         return saved

@@ -463,8 +463,8 @@ def test_wild_keeps_its_old_spellings(lp):
     old = {"wild": True, "faces": 6}
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
-             "average_ema": 0.0, "beliefs": False, "entropy_anneal": False,
-             **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae and --entropy-anneal)
+             "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0,
+             **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae and --entropy-anneal; before --lr-hold)
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
@@ -604,10 +604,10 @@ def test_schedules_follow_the_budget(lp):
     linear = lp.Args(lr_decay="linear", lr_floor=0.0, learning_rate=1e-3)  # CleanRL's anneal_lr
     assert [learners.scheduled(linear, done).learning_rate for done in (0.0, 0.25, 1.0)] == pytest.approx(
         [1e-3, 0.75e-3, 0.0])
-    held = lp.Args(lr_floor=0.1, lr_hold=0.5, learning_rate=1e-3)  # the cosine over the budget's second half
+    held = lp.Args(lr_floor=0.1, lr_hold=0.5, learning_rate=1e-3, alpha=0.1, alpha_final=0.025)
     assert [learners.scheduled(held, done).learning_rate for done in (0.0, 0.5, 0.75, 1.0)] == pytest.approx(
-        [1e-3, 1e-3, 0.55e-3, 0.1e-3])
-    assert learners.scheduled(held, 0.3).alpha == held.alpha  # (only the rates are held)
+        [1e-3, 1e-3, 0.55e-3, 0.1e-3])  # the cosine over the budget's second half
+    assert learners.scheduled(held, 0.5).alpha == pytest.approx(0.05)  # (only the rates are held)
     held_linear = lp.Args(lr_decay="linear", lr_floor=0.0, lr_hold=0.8, learning_rate=1e-3)
     assert learners.scheduled(held_linear, 0.9).learning_rate == pytest.approx(0.5e-3)
     annealed = lp.Args(method="ppo", entropy=0.1, entropy_anneal=True)  # the bonus's bias removed by the end
