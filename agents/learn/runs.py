@@ -132,11 +132,13 @@ def flag(name: str) -> str:
 MAX_THREADS = 1024
 
 
-def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Optional[Dict[str, Tuple]] = None) -> None:
+def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Optional[Dict[str, Tuple]] = None,
+               shares=()) -> None:
     """Raise ``ValueError`` naming the option for a bad value.
 
     * every float option must be finite (``nan``, ``inf`` and ``1e999`` are refused);
-    * the fields in ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0;
+    * the fields in ``at_least_one`` must be >= 1, ``positive`` > 0, ``non_negative`` >= 0,
+      ``shares`` in ``[0, 1)``;
     * ``ranges`` maps a field to ``(low, high)``, both included;
     * ``seed``, if the options have one, must be in ``[0, 2**32)`` (what numpy accepts);
     * ``threads``, if the options have it, at most :data:`MAX_THREADS`;
@@ -147,7 +149,8 @@ def check_args(args, at_least_one=(), positive=(), non_negative=(), ranges: Opti
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{flag(f.name)} must be a finite number, got {value}")
     rules = [(at_least_one, lambda v: v >= 1, "at least 1"), (positive, lambda v: v > 0, "positive"),
-             (tuple(non_negative) + ("minutes", "steps"), lambda v: v >= 0, ">= 0")]
+             (tuple(non_negative) + ("minutes", "steps"), lambda v: v >= 0, ">= 0"),
+             (shares, lambda v: 0 <= v < 1, "at least 0 and below 1")]
     for names, ok, wanted in rules:
         for name in names:
             value = getattr(args, name)

@@ -305,21 +305,14 @@ def check(args: Args) -> Args:
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
                              "lr_floor", "kl", "max_grad_norm"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
-                       "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0)})
-    if not 0.0 <= args.lr_hold < 1.0:
-        raise ValueError(f"--lr-hold must be at least 0 and below 1 (a share of the budget), got {args.lr_hold}")
+                       "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "average_power": (0.0, 4.0)},
+               shares=("average_ema", "reach_floor", "lr_hold"))
     if args.lr_hold > 0 and args.lr_floor == 1.0:
         raise ValueError(f"--lr-hold {args.lr_hold} holds the rates before a decay, and there is none: "
                          "give --lr-floor below 1 too")
     for name, choices in (("advantage", ("q", "gae")), ("activation", ACTIVATIONS), ("lr_decay", ("cosine", "linear"))):
         if getattr(args, name) not in choices:
             raise ValueError(f"{flag(name)} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
-    if not 0.0 <= args.average_ema < 1.0:
-        raise ValueError(f"--average-ema must be at least 0 and below 1, got {args.average_ema}")
-    if not 0.0 <= args.average_power <= 4.0:
-        raise ValueError(f"--average-power must be between 0 and 4, got {args.average_power}")
-    if not 0.0 <= args.reach_floor < 1.0:
-        raise ValueError(f"--reach-floor must be at least 0 and below 1, got {args.reach_floor}")
     if args.method == "escher":
         if args.reach_floor and not args.regret_plus:
             raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
