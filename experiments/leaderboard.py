@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from dice_envs.agents.learn.presets import load_presets
+from dice_envs.agents.learn.presets import budget_of, load_presets
 from dice_envs.agents.solve.interval import format_value
 from dice_envs.games.liars_dice.named import NAMED_GAMES, name_of, named_game
 from dice_envs.games.liars_dice.rules import LiarsDiceGame
@@ -119,10 +119,10 @@ def preset_rows(presets_file: Path = PRESETS, root: Path = ROOT) -> List[dict]:
             raise ValueError(f"{where}: game = {entry['game']!r}, but its records were played on {game}")
         if sorted(values) != sorted(entry["seeds"]):
             raise ValueError(f"{where}: seeds = {entry['seeds']}, but its records are of seeds {sorted(values)}")
-        budget = (f"{entry['steps']:,} steps" if entry.get("steps") else
-                  f"{entry['minutes']:g} min" if "minutes" in entry else "the learner's default")
+        budget = budget_of(entry)
         seeds = sorted(values)
-        rows.append({"game": game, "learner": f"`{entry['learner']}` (preset `{name}`)", "budget": budget,
+        learner = f"{entry['title']}, `{entry['learner']}`" if "title" in entry else f"`{entry['learner']}`"
+        rows.append({"game": game, "learner": f"{learner} (preset `{name}`)", "budget": budget,
                      "seeds": seeds, "exploitability": [values[s] for s in seeds],
                      "command": f"dice-envs train liars-dice --preset {name} --seed {seeds[0]}", "link": None})
     return rows
@@ -235,7 +235,7 @@ link = "https://github.com/you/your-code"        # optional
 and run `python experiments/leaderboard.py`, which checks the file (a known game, one value per seed,
 each between 0 and uniform play's exploitability) and rewrites this page. A preset of
 `dice-envs train liars-dice` with recorded runs shows up by itself: its `game` key (or the game its
-records were played on) places it.
+records were played on) places it, and its `title` key, if any, names its learner.
 """
 
 

@@ -15,6 +15,10 @@ options that differ from their defaults (its budget among them)::
     dice = "1"
     wild = "none"
 
+A preset may also carry a ``title``: what the learner is called where its code's name alone would
+mislead (the field's MMD is our ``ppo`` learner with a KL term, ``title = "MMD (IIG-RL-Benchmark):
+ppo with kl"``); the leaderboard and ``--list-presets`` show it.
+
 A preset that differs from another in a few options names it (:data:`BASE_KEY`) and lists only
 those: ``base = "escher-1v1"`` starts from that preset's learner and options (not its seeds, result
 or record), and the entry's own keys replace them.
@@ -51,11 +55,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 reads TOML with tomli, the same parser
     import tomli as tomllib
 
-__all__ = ["Learner", "META_KEYS", "BASE_KEY", "GAME_KEY", "NamedGames", "load_presets", "read_config", "resolve", "settings_of",
-           "to_toml", "add_train_command", "describe_presets"]
+__all__ = ["Learner", "META_KEYS", "BASE_KEY", "GAME_KEY", "NamedGames", "budget_of", "load_presets", "read_config",
+           "resolve", "settings_of", "to_toml", "add_train_command", "describe_presets"]
 
-#: The keys of a preset that are not options: which learner, its seeds, its result and its record.
-META_KEYS = ("learner", "seeds", "result", "recorded")
+#: The keys of a preset that are not options: which learner, its seeds, its result, its record and
+#: the learner's title where its name alone would mislead.
+META_KEYS = ("learner", "seeds", "result", "recorded", "title")
 #: The key of a preset (and ``--game``) that names a game the room names (Liar's Dice's ``"LD2D5F"``): it
 #: sets the learner's options for the game's rules (:data:`NamedGames`).
 GAME_KEY = "game"
@@ -133,6 +138,8 @@ def load_presets(path, section: str = "") -> Dict[str, dict]:
     for name, entry in presets.items():
         if not isinstance(entry.get("learner"), str):
             raise ValueError(f"{path}: preset {name!r} must be a table with a learner = \"...\"")
+        if not isinstance(entry.get("title", ""), str):
+            raise ValueError(f"{path}: preset {name!r} has title = {entry['title']!r}; a title is a string")
     return presets
 
 
@@ -265,14 +272,22 @@ def to_toml(entry: Mapping[str, Any]) -> str:
     return "".join(f"{key} = {value(v)}\n" for key, v in entry.items())
 
 
+def budget_of(entry: Mapping[str, Any]) -> str:
+    """A preset's budget in words: its agent steps where it sets them (``minutes = 0`` then), else its
+    minutes, else the learner's default."""
+    if entry.get("steps"):
+        return f"{entry['steps']:,} steps"
+    return f"{entry['minutes']:g} min" if "minutes" in entry else "the learner's default budget"
+
+
 def describe_presets(presets: Mapping[str, dict]) -> str:
     """One paragraph per preset: its learner, budget, seeds, result and its settings."""
     lines = []
     for name, entry in presets.items():
-        budget = (f"{entry['minutes']:g} min" if "minutes" in entry else
-                  f"{entry['steps']:,} steps" if "steps" in entry else "the learner's default budget")
+        budget = budget_of(entry)
         seeds = ", ".join(map(str, entry.get("seeds", []))) or "-"
-        lines.append(f"{name}: {entry['learner']}, {budget}, seeds {seeds}")
+        learner = f"{entry['learner']} ({entry['title']})" if "title" in entry else entry["learner"]
+        lines.append(f"{name}: {learner}, {budget}, seeds {seeds}")
         lines.append(f"    result: {entry.get('result', '-')}")
         settings = [f"{key} = {entry[key]!r}" for key in entry if key not in META_KEYS]
         if settings:

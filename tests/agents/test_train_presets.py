@@ -256,10 +256,13 @@ def test_a_preset_starts_from_its_base_and_a_bad_base_is_refused(tmp_path):
     assert dataclasses.replace(mmd, run_dir=ppo.run_dir) == ppo and mmd.kl == 0.025
     file = tmp_path / "presets.toml"
     file.write_text('[a]\nlearner = "escher"\nseeds = [0]\nresult = "r"\ngames = 64\nminutes = 1.0\n'
-                    '[b]\nbase = "a"\nseeds = [1]\nminutes = 2.0\n[c]\nbase = "b"\n')
+                    '[b]\nbase = "a"\ntitle = "t"\nseeds = [1]\nminutes = 2.0\n[c]\nbase = "b"\n')
     presets = load_presets(file)
-    assert presets["b"] == {"learner": "escher", "games": 64, "minutes": 2.0, "seeds": [1]}
-    assert presets["c"] == {"learner": "escher", "games": 64, "minutes": 2.0}  # (options, not seeds or result)
+    assert presets["b"] == {"learner": "escher", "games": 64, "minutes": 2.0, "seeds": [1], "title": "t"}
+    assert presets["c"] == {"learner": "escher", "games": 64, "minutes": 2.0}  # (options, not seeds, result, title)
+    file.write_text('[a]\nlearner = "escher"\ntitle = 3\n')
+    with pytest.raises(ValueError, match="preset 'a' has title = 3; a title is a string"):
+        load_presets(file)
     file.write_text('[a]\nlearner = "escher"\n[b]\nbase = "z"\n')
     with pytest.raises(ValueError, match="preset 'b' has base = 'z', which is not a preset of this file"):
         load_presets(file)
@@ -272,6 +275,7 @@ def test_list_presets_prints_budget_seeds_and_result(capsys):
     assert cli_main(["train", "liars-dice", "--list-presets"]) == 0
     out = capsys.readouterr().out
     assert "escher-2v2-aces: escher, 60 min, seeds 0, 1" in out and "0.105 (seed 0)" in out
+    assert "iig-mmd-ld2d5f: ppo (IIG-RL-Benchmark's MMD (PPO with a KL term)), 10,000,000 steps, seeds 0" in out
 
 
 BLOCKED = ("import sys\nfor name in ('torch', 'stable_baselines3', 'sb3_contrib', 'tensorboard', 'ray'):\n"

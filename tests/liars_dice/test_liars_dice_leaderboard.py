@@ -35,6 +35,7 @@ def test_every_preset_with_records_is_a_row_with_its_recorded_values(leaderboard
                                 "512x512a256c512_6faces_2v2_aces_60min_seed0.json").read_text())
     assert escher["exploitability"][0] == record["exploitability"]
     assert "`rllib-ppo` (preset `rllib-ppo`)" not in rows  # no recorded run
+    assert "IIG-RL-Benchmark's MMD (PPO with a KL term), `ppo` (preset `iig-mmd-ld2d5f`)" in rows  # its title
     assert {row["game"] for row in rows.values()} <= set(NAMED_GAMES)
 
 
