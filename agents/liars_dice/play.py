@@ -307,15 +307,18 @@ def mmd_fit(args: Options, net, opt, magnet, ro: Rollout, q, q_prev) -> float:
 UPDATES = {"ppo": ppo_update, "mmd": mmd_update}
 
 
-def scheduled(args: Options, done: float) -> Options:
-    """The options of the update at ``done`` (0 to 1) of the budget
+def scheduled(args: Options, done: float, updates: int = 0) -> Options:
+    """The options of update number ``updates`` (from 0), made at ``done`` (0 to 1) of the budget
     (:func:`~dice_envs.agents.learn.runs.budget_fraction`): every learning rate decays
     from its start to ``--lr-floor`` times it, by the cosine or linearly (``--lr-decay``;
     linearly to 0 is CleanRL's ``anneal_lr``), over the budget or, with ``--lr-hold h``, over
-    its last ``1 - h`` (the rates stay at their start until then); ``alpha`` geometrically from
+    its last ``1 - h`` (the rates stay at their start until then).  With ``--lr-updates n`` the
+    decay runs over the first ``n`` updates instead of the budget (held for ``h n`` of them),
+    then stays at the floor, whatever the budget.  ``alpha`` decays geometrically from
     ``--alpha`` to ``--alpha-final`` (when that is positive), and with ``--entropy-anneal`` PPO's
     entropy bonus linearly from ``--entropy`` to 0, both over the whole budget; the rest as given."""
-    decayed = max(0.0, done - args.lr_hold) / (1.0 - args.lr_hold)
+    lr_done = min(1.0, updates / args.lr_updates) if args.lr_updates > 0 else done
+    decayed = max(0.0, lr_done - args.lr_hold) / (1.0 - args.lr_hold)
     if args.lr_decay == "linear":
         lr_scale = args.lr_floor + (1.0 - args.lr_floor) * (1.0 - decayed)
     else:

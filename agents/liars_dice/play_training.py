@@ -50,7 +50,8 @@ holds the learners' pieces):
 
 The network methods fit with ``epochs`` passes of Adam over minibatches of ``minibatch`` decisions;
 ``lr_floor`` decays every learning rate by the cosine to that fraction of its start over the
-budget (with ``lr_hold``, over its last ``1 - lr_hold``), ``alpha_final`` decays MMD's ``alpha``
+budget (with ``lr_hold``, over its last ``1 - lr_hold``; with ``lr_updates``, over that many updates
+rather than the budget, whatever the budget), ``alpha_final`` decays MMD's ``alpha``
 geometrically (:func:`~dice_envs.agents.liars_dice.play.scheduled`).  The defaults of every
 option are the settings of the learner's best recorded result; the presets (``presets.toml`` in
 this module's folder) hold each recorded result's.
@@ -194,6 +195,7 @@ class Args:
     activation: str = "relu"  # the networks' hidden activation: relu | tanh (mmd, ppo)
     lr_decay: str = "cosine"  # how the rates decay to --lr-floor x their start: cosine | linear
     lr_hold: float = 0.0  # the share of the budget at the starting rates before they decay to --lr-floor x them
+    lr_updates: int = 0  # the decay (and --lr-hold) runs over this many updates, then stays at the floor (0: over the budget)
     eta: float = 0.1  # the step size of MMD
     alpha: float = 0.1  # the weight of the KL to the magnet
     alpha_final: float = 0.0  # alpha decays geometrically to this over the budget (0: alpha stays constant)
@@ -234,15 +236,16 @@ METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
                "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "predictive_plus",
-               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "lr_hold", "beliefs"),
+               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "lr_hold", "lr_updates",
+               "beliefs"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
-            "activation", "lr_decay", "lr_hold", "score_current"),
+            "activation", "lr_decay", "lr_hold", "lr_updates", "score_current"),
     "ppo": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "clip", "entropy", "entropy_anneal", "average", "average_buffer", "average_rows", "average_steps",
             "average_learning_rate", "average_weighting", "advantage", "gamma", "gae_lambda", "value_coef",
-            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay", "lr_hold", "score_current"),
+            "clip_value", "kl", "max_grad_norm", "activation", "lr_decay", "lr_hold", "lr_updates", "score_current"),
     "mccfr": ("explore", "regret_discount"),
 }
 #: the defaults a method's options take where they are not given: the method's recommended settings
@@ -303,13 +306,14 @@ def check(args: Args) -> Args:
                positive=("learning_rate", "value_learning_rate", "average_learning_rate", "clip", "eta",
                          "cfr_target", "value_coef", "gamma"),
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
-                             "lr_floor", "kl", "max_grad_norm"),
+                             "lr_floor", "kl", "max_grad_norm", "lr_updates"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
                        "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "average_power": (0.0, 4.0)},
                shares=("average_ema", "reach_floor", "lr_hold"))
-    if args.lr_hold > 0 and args.lr_floor == 1.0:
-        raise ValueError(f"--lr-hold {args.lr_hold} holds the rates before a decay, and there is none: "
-                         "give --lr-floor below 1 too")
+    for name in ("lr_hold", "lr_updates"):
+        if getattr(args, name) > 0 and args.lr_floor == 1.0:
+            raise ValueError(f"{flag(name)} {getattr(args, name)} shapes the rates' decay, and there is none: "
+                             "give --lr-floor below 1 too")
     for name, choices in (("advantage", ("q", "gae")), ("activation", ACTIVATIONS), ("lr_decay", ("cosine", "linear"))):
         if getattr(args, name) not in choices:
             raise ValueError(f"{flag(name)} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
@@ -378,14 +382,15 @@ def legacy_args(saved: dict) -> dict:
     before ESCHER's later options played plain regret matching on dealt dice with linear averaging
     of the average network itself, of ``--hidden``'s layers; the critic's rate was
     ``critic_learning_rate``; runs from before PPO's ``--advantage gae`` had its options at the
-    values of :data:`INTRODUCED_WITH_GAE`; runs from before ``--lr-hold`` decayed over the whole
-    budget (``lr_hold`` 0).  Options this version no longer has are dropped at the
+    values of :data:`INTRODUCED_WITH_GAE`; runs from before ``--lr-hold`` and ``--lr-updates``
+    decayed over the whole budget (``lr_hold`` and ``lr_updates`` 0).  Options this version no longer has are dropped at the
     value that did what this version does, and refused (``ValueError`` naming it) at another."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
              "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
-             "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, **INTRODUCED_WITH_GAE, **saved}
+             "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, "lr_updates": 0,
+             **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():
@@ -468,7 +473,7 @@ def train(args: Args) -> dict:
 
     def one_update():
         """One update of the method (``loop``, below, runs it): the agent steps it played and its numbers."""
-        now = scheduled(args, budget_fraction(args, loop.steps, loop.elapsed))
+        now = scheduled(args, budget_fraction(args, loop.steps, loop.elapsed), loop.updates)
         for optimiser, rate in ((opt, now.learning_rate), (opt_critic, now.value_learning_rate),
                                 (opt_avg, now.average_learning_rate)):
             if optimiser is not None:

@@ -375,7 +375,8 @@ def test_a_poisoned_escher_checkpoint_is_refused(lp, escher_run, tmp_path, capsy
     ("--average-ema", "1"), ("--lr-floor", "-0.1"), ("--advantage", "v"), ("--activation", "gelu"),
     ("--lr-decay", "step"), ("--gamma", "0"), ("--gamma", "1.5"), ("--gae-lambda", "2"), ("--value-coef", "0"),
     ("--kl", "-1"), ("--max-grad-norm", "-1"), ("--lr-hold", "1"), ("--lr-hold", "-0.1"),
-    ("--lr-hold", "0.5"),  # (a hold with no decay to hold off: --lr-floor is 1)
+    ("--lr-hold", "0.5"), ("--lr-updates", "2000"),  # (a hold or a length for no decay: --lr-floor is 1)
+    ("--lr-updates", "-1"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", option, value])
@@ -393,7 +394,8 @@ def test_bad_options(lp, tmp_path, capsys, option, value):
                                           ("mccfr", ["--kl", "0.1"]),
                                           ("mccfr", ["--score-current"]), ("mccfr", ["--hidden", "16"]),
                                           ("mccfr", ["--minibatch", "64"]),
-                                          ("mccfr", ["--lr-hold", "0.5", "--lr-floor", "0.3"])])
+                                          ("mccfr", ["--lr-hold", "0.5", "--lr-floor", "0.3"]),
+                                          ("mccfr", ["--lr-updates", "100", "--lr-floor", "0.3"])])
 def test_options_a_method_cannot_take(lp, tmp_path, capsys, method, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", method, *given])
     assert code == 2 and given[0] in err and method in err and "Traceback" not in err, err
@@ -464,7 +466,7 @@ def test_wild_keeps_its_old_spellings(lp):
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
              "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0,
-             **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae and --entropy-anneal; before --lr-hold)
+             "lr_updates": 0, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae, --entropy-anneal, --lr-hold)
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
@@ -588,8 +590,9 @@ def test_mmd_and_its_average_train_where_the_scoring_is_streamed(lp, tmp_path, c
 
 def test_schedules_follow_the_budget(lp):
     """alpha decays geometrically from --alpha to --alpha-final, every learning rate by
-    the cosine to --lr-floor times its start (with --lr-hold h, over the budget's last 1 - h),
-    PPO's entropy bonus with --entropy-anneal linearly to 0; without them nothing changes."""
+    the cosine to --lr-floor times its start (with --lr-hold h, over the budget's last 1 - h; with
+    --lr-updates n, over the first n updates whatever the budget), PPO's entropy bonus with
+    --entropy-anneal linearly to 0; without them nothing changes."""
     args = lp.Args(alpha=0.1, alpha_final=0.025, lr_floor=0.1, learning_rate=1e-3, value_learning_rate=2e-3,
                    average_learning_rate=4e-3)
     rates = ("learning_rate", "value_learning_rate", "average_learning_rate")
@@ -610,6 +613,12 @@ def test_schedules_follow_the_budget(lp):
     assert learners.scheduled(held, 0.5).alpha == pytest.approx(0.05)  # (only the rates are held)
     held_linear = lp.Args(lr_decay="linear", lr_floor=0.0, lr_hold=0.8, learning_rate=1e-3)
     assert learners.scheduled(held_linear, 0.9).learning_rate == pytest.approx(0.5e-3)
+    by_updates = lp.Args(lr_floor=0.1, lr_hold=0.5, lr_updates=2000, learning_rate=1e-3, alpha=0.1, alpha_final=0.025)
+    assert [learners.scheduled(by_updates, 0.1, n).learning_rate for n in (0, 1000, 1500, 2000, 5000)] == pytest.approx(
+        [1e-3, 1e-3, 0.55e-3, 0.1e-3, 0.1e-3])  # held 1,000 updates, the cosine to 2,000, then the floor
+    assert [learners.scheduled(by_updates, done, 1500).learning_rate for done in (0.0, 1.0)] == pytest.approx(
+        [0.55e-3, 0.55e-3])  # (the budget does not move it)
+    assert learners.scheduled(by_updates, 0.5, 1500).alpha == pytest.approx(0.05)  # (alpha follows the budget)
     annealed = lp.Args(method="ppo", entropy=0.1, entropy_anneal=True)  # the bonus's bias removed by the end
     assert [learners.scheduled(annealed, done).entropy for done in (0.0, 0.25, 1.0)] == pytest.approx([0.1, 0.075, 0.0])
 
