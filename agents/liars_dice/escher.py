@@ -85,6 +85,13 @@ network it bounds the weight of the rare deep decisions: without it, where a pla
 dice (more actions), one decision can weigh orders of magnitude more than the median, and its
 targets pull the network's outputs at other states far from theirs.
 
+``regret_decay = d < 1`` multiplies the sums by ``d`` before each iteration's regrets are added
+(the target is ``max(0, d * before + regrets)``), so iteration ``t``'s regrets weigh ``d ** -t``
+and the sums remember about the last ``1 / (1 - d)`` iterations.  The sums are the network's own
+outputs, so each fit's error is carried into every later target; with the decay an error made
+``k`` iterations ago weighs ``d ** k`` and the errors' total stays bounded, where without it they
+add up over the whole run.
+
 With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021,
 "Faster Game Solving via Predictive Blackwell Approachability"): regret matching on
 ``2 R_t - R_{t-1}``, the regret network's output plus its change in the last fit (``frozen_net``
@@ -164,6 +171,7 @@ class EscherSettings:
     regret_plus: bool = True  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
     average_power: float = 2.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
+    regret_decay: float = 1.0  # (regret_plus) the sums are multiplied by this before each iteration's regrets are added
     predictive_plus: bool = True  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.995  # the learner's output is a moving average of the average network's weights (0: off)
     beliefs: bool = False  # the networks also take both players' ranges over their hands (see Escher)
@@ -181,6 +189,10 @@ class EscherSettings:
             raise ValueError(f"reach_floor must be in [0, 1), got {self.reach_floor}")
         if not 0.0 <= self.average_power <= 4.0:
             raise ValueError(f"average_power must be in [0, 4], got {self.average_power}")
+        if not 0.0 < self.regret_decay <= 1.0:
+            raise ValueError(f"regret_decay must be in (0, 1], got {self.regret_decay}")
+        if self.regret_decay < 1.0 and not self.regret_plus:
+            raise ValueError("regret_decay is for regret_plus (it decays the sums the regret network holds)")
 
 
 def regret_matching(regrets, mask):
@@ -720,18 +732,18 @@ class Escher:
     def _fit_plus(self, rng: np.random.Generator) -> float:
         """(``regret_plus``) ``regret_steps`` Adam steps of the regret network toward regret
         matching+'s sums: at every row drawn from the regret reservoir by weight, the network's
-        output before this fit plus this iteration's weighted regrets at that information state
-        (none where it was not visited), floored at 0."""
+        output before this fit (times ``regret_decay``) plus this iteration's weighted regrets at
+        that information state (none where it was not visited), floored at 0."""
         import torch
 
-        increments, before = self._increments, self.frozen_net
+        increments, before, decay = self._increments, self.frozen_net, self.settings.regret_decay
         if increments is None or before is None:
             return 0.0
         before.load_state_dict(self.regret_net.state_dict())
 
         def target_of(obs, *ranges):
             added = torch.from_numpy(increments.at(obs.numpy().astype(np.uint8)))
-            return torch.clamp(before(obs, *ranges) + added, min=0.0)
+            return torch.clamp(decay * before(obs, *ranges) + added, min=0.0)
 
         # (weights span orders of magnitude: the rows are always drawn by them)
         return self._fit(self.regret_net, self.optimisers["regret"], self.regrets, self.settings.regret_steps, rng,

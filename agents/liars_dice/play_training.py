@@ -217,6 +217,7 @@ class Args:
     merge_rows: bool = True  # an iteration's equal rows become one, by their number; minibatches by weight
     regret_plus: bool = True  # regret matching+ (floored sums, bootstrapped targets); false: regret matching
     reach_floor: float = 0.0  # regret matching+: the traverser's reach is floored at this in the rows' weights
+    regret_decay: float = 1.0  # regret matching+: the sums are multiplied by this before each iteration's regrets are added
     predictive_plus: bool = True  # regret matching+: sigma_t plays on the regret network plus its last change
     average_power: float = 2.0  # iteration t's policy is weighted t ** average_power in the average
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
@@ -235,7 +236,7 @@ class Args:
 METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
-               "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "predictive_plus",
+               "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "regret_decay", "predictive_plus",
                "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "lr_hold", "lr_updates",
                "beliefs"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
@@ -304,11 +305,12 @@ def check(args: Args) -> Args:
     check_args(args, at_least_one=("games", "eval_every", "epochs", "minibatch", "threads", "average_buffer",
                                    "average_rows", "average_steps", "value_steps", "regret_steps"),
                positive=("learning_rate", "value_learning_rate", "average_learning_rate", "clip", "eta",
-                         "cfr_target", "value_coef", "gamma"),
+                         "cfr_target", "value_coef", "gamma", "regret_decay"),
                non_negative=("entropy", "alpha", "alpha_final", "optimism", "magnet_every", "regret_discount",
                              "lr_floor", "kl", "max_grad_norm", "lr_updates"),
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
-                       "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "average_power": (0.0, 4.0)},
+                       "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "average_power": (0.0, 4.0),
+                       "regret_decay": (0.0, 1.0)},
                shares=("average_ema", "reach_floor", "lr_hold"))
     for name in ("lr_hold", "lr_updates"):
         if getattr(args, name) > 0 and args.lr_floor == 1.0:
@@ -320,6 +322,8 @@ def check(args: Args) -> Args:
     if args.method == "escher":
         if args.reach_floor and not args.regret_plus:
             raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
+        if args.regret_decay < 1.0 and not args.regret_plus:
+            raise ValueError("--regret-decay is for --regret-plus (it decays the sums the regret network holds)")
         if args.predictive_plus and not args.regret_plus:
             raise ValueError("--predictive-plus is for --regret-plus (it predicts with the last fit's change); "
                              "give --no-predictive-plus with --no-regret-plus")
@@ -383,13 +387,14 @@ def legacy_args(saved: dict) -> dict:
     of the average network itself, of ``--hidden``'s layers; the critic's rate was
     ``critic_learning_rate``; runs from before PPO's ``--advantage gae`` had its options at the
     values of :data:`INTRODUCED_WITH_GAE`; runs from before ``--lr-hold`` and ``--lr-updates``
-    decayed over the whole budget (``lr_hold`` and ``lr_updates`` 0).  Options this version no longer has are dropped at the
-    value that did what this version does, and refused (``ValueError`` naming it) at another."""
+    decayed over the whole budget (``lr_hold`` and ``lr_updates`` 0), and before ``--regret-decay``
+    kept whole sums (1).  Options this version no longer has are dropped at the value that did what
+    this version does, and refused (``ValueError`` naming it) at another."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
-             "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False, "average_ema": 0.0,
-             "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, "lr_updates": 0,
+             "average_power": 1.0, "reach_floor": 0.0, "regret_decay": 1.0, "predictive_plus": False,
+             "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, "lr_updates": 0,
              **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))

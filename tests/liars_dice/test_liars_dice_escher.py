@@ -343,6 +343,34 @@ def test_regret_matching_plus_fits_the_floored_sums_of_counterfactually_weighted
     assert (twice.at(obs[:1]) == 2.0).all()
 
 
+def test_the_regret_decay_scales_the_sums_before_the_iteration_s_regrets_are_added(monkeypatch):
+    """``regret_decay = d``: the bootstrapped target is ``max(0, d * before + regrets)``, ``before``
+    the regret network's output before the fit."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    targets = {}
+    for decay in (1.0, 0.5):
+        settings = EscherSettings(**{**SMALL.__dict__, "other_dice": "posterior", "own_dice": "all", "merge": True,
+                                     "regret_plus": True, "regret_decay": decay})
+        learner = Escher(game, "16", "16", settings)
+        with torch.no_grad():  # (outputs well away from 0, so that the decay shows through the floor)
+            learner.regret_net.mlp[-1].bias.fill_(2.0)
+        learner.iterations, learner._playing = 1, True
+        learner._add_samples(learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0)),
+                             np.random.default_rng(1))
+        captured = {}
+        monkeypatch.setattr(learner, "_fit", lambda *args, target_of, **kwargs: captured.update(target_of=target_of))
+        learner._fit_plus(np.random.default_rng(2))
+        n = len(learner.regrets)
+        obs = torch.from_numpy(learner.regrets.obs[:n].astype(np.float32))
+        with torch.no_grad():
+            before, target = learner.regret_net(obs), captured["target_of"](obs)
+        added = torch.from_numpy(learner._increments.at(learner.regrets.obs[:n]))
+        assert torch.allclose(target, torch.clamp(decay * before + added, min=0.0))
+        targets[decay] = target
+    assert not torch.allclose(targets[1.0], targets[0.5])
+
+
 def test_the_average_weights_iteration_t_by_t_to_the_average_power():
     game = LiarsDiceGame(faces=3)
     weights = []
@@ -432,6 +460,11 @@ def test_regret_matching_plus_settings_are_checked():
         EscherSettings(average_power=-1.0)
     with pytest.raises(ValueError, match="reach_floor"):
         EscherSettings(reach_floor=1.0)
+    for decay in (0.0, 1.5):
+        with pytest.raises(ValueError, match="regret_decay must be in"):
+            EscherSettings(regret_decay=decay)
+    with pytest.raises(ValueError, match="regret_decay is for regret_plus"):
+        EscherSettings(regret_plus=False, predictive_plus=False, regret_decay=0.99)
 
 
 def test_the_reach_floor_caps_the_weights_of_deep_decisions():
