@@ -16,8 +16,8 @@ options that differ from their defaults (its budget among them)::
     wild = "none"
 
 A preset may also carry a ``title``: what the learner is called where its code's name alone would
-mislead (the field's MMD is our ``ppo`` learner with a KL term, ``title = "MMD (IIG-RL-Benchmark):
-ppo with kl"``); the leaderboard and ``--list-presets`` show it.
+mislead (the field's MMD is our ``ppo`` learner with a KL term: ``title = "IIG-RL-Benchmark's MMD
+(PPO with a KL term)"``); the leaderboard and ``--list-presets`` show it.
 
 A preset that differs from another in a few options names it (:data:`BASE_KEY`) and lists only
 those: ``base = "escher-1v1"`` starts from that preset's learner and options (not its seeds, result

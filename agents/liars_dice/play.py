@@ -473,8 +473,7 @@ def new_modules(args: Options, game, states) -> dict:
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, regret_plus=args.regret_plus, average_power=args.average_power,
             reach_floor=args.reach_floor, regret_decay=args.regret_decay, predictive_plus=args.predictive_plus,
-            average_ema=args.average_ema,
-            beliefs=args.beliefs)
+            average_ema=args.average_ema, beliefs=args.beliefs)
         return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
 
     activation = args.activation
