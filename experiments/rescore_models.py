@@ -104,7 +104,7 @@ MODELS: Tuple[Figure, ...] = (
            0.1047116, 1e-6, group="2v2", source="README.md"),
     Figure("liars_dice_play_escher_2v2_aces.pt,liars_dice_play_escher_1v2_aces.pt,liars_dice_play_escher_1v1_aces.pt",
            "liars-dice-match", (), 0.0904469, 1e-6, group="whole-game", source=_ESCHER_PAGE),
-    Figure("liars_dice_play_iig_ppo_ld2d5f.pt", "liars-dice", ("--game", "LD2D5F"), 0.1282425, 1e-6, group="ld2d5f",
+    Figure("liars_dice_play_iig_ppo_ld2d5f.pt", "liars-dice", ("--game", "LD2D5F"), 0.1152759, 1e-6, group="ld2d5f",
            source=_LEARNERS),
     Figure("liars_dice_play_iig_mmd_ld2d5f.pt", "liars-dice", ("--game", "LD2D5F"), 0.1339311, 1e-6, group="ld2d5f",
            source=_LEARNERS),
