@@ -95,7 +95,7 @@ PRESETS: Tuple[Preset, ...] = (
     Preset("liars-dice", "iig-ppo-ld2d5f", "PPO with IIG-RL-Benchmark's settings, LD2D5F",
            _seeds("liars_dice_play_iig_ppo_ld2d5f_10msteps"), x="steps"),
     Preset("liars-dice", "iig-mmd-ld2d5f", "MMD with IIG-RL-Benchmark's settings, LD2D5F",
-           _seeds("liars_dice_play_iig_mmd_ld2d5f_10msteps", 1), x="steps"),
+           _seeds("liars_dice_play_iig_mmd_ld2d5f_10msteps"), x="steps"),
 )
 
 #: The comparison with OpenSpiel's learners: game -> (title, [(label, JSON report)]), seed 0 each.

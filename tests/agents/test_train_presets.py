@@ -275,7 +275,7 @@ def test_list_presets_prints_budget_seeds_and_result(capsys):
     assert cli_main(["train", "liars-dice", "--list-presets"]) == 0
     out = capsys.readouterr().out
     assert "escher-2v2-aces: escher, 60 min, seeds 0, 1" in out and "0.105 (seed 0)" in out
-    assert "iig-mmd-ld2d5f: ppo (IIG-RL-Benchmark's MMD (PPO with a KL term)), 10,000,000 steps, seeds 0" in out
+    assert "iig-mmd-ld2d5f: ppo (IIG-RL-Benchmark's MMD (PPO with a KL term)), 10,000,000 steps, seeds 0, 1" in out
 
 
 BLOCKED = ("import sys\nfor name in ('torch', 'stable_baselines3', 'sb3_contrib', 'tensorboard', 'ray'):\n"
