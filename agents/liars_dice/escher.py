@@ -92,6 +92,12 @@ outputs, so each fit's error is carried into every later target; with the decay 
 ``k`` iterations ago weighs ``d ** k`` and the errors' total stays bounded, where without it they
 add up over the whole run.
 
+``iteration_rows = s > 0`` draws that share of each regret minibatch from the iteration's own rows
+(all of them, by weight), and the rest from the reservoir.  Once the reservoir is full it keeps an
+iteration's rows with a probability that falls as ``1 / (rows seen)``, so without this share an
+iteration's regrets reach the network only at information states where older rows stand, and in
+proportion to those rows' weights, whatever the current policy now reaches.
+
 With ``predictive_plus=True`` the learner plays *predictive* regret matching+ (Farina et al. 2021,
 "Faster Game Solving via Predictive Blackwell Approachability"): regret matching on
 ``2 R_t - R_{t-1}``, the regret network's output plus its change in the last fit (``frozen_net``
@@ -172,6 +178,7 @@ class EscherSettings:
     average_power: float = 2.0  # iteration t's sigma_t is weighted t ** average_power in the average
     reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     regret_decay: float = 1.0  # (regret_plus) the sums are multiplied by this before each iteration's regrets are added
+    iteration_rows: float = 0.0  # (regret_plus) this share of each regret minibatch comes from the iteration's own rows
     predictive_plus: bool = True  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.995  # the learner's output is a moving average of the average network's weights (0: off)
     beliefs: bool = False  # the networks also take both players' ranges over their hands (see Escher)
@@ -193,6 +200,10 @@ class EscherSettings:
             raise ValueError(f"regret_decay must be in (0, 1], got {self.regret_decay}")
         if self.regret_decay < 1.0 and not self.regret_plus:
             raise ValueError("regret_decay is for regret_plus (it decays the sums the regret network holds)")
+        if not 0.0 <= self.iteration_rows < 1.0:
+            raise ValueError(f"iteration_rows must be in [0, 1), got {self.iteration_rows}")
+        if self.iteration_rows and not self.regret_plus:
+            raise ValueError("iteration_rows is for regret_plus (its fit adds the iteration's regrets to the sums)")
 
 
 def regret_matching(regrets, mask):
@@ -399,6 +410,7 @@ class Escher:
         self.iterations = 0
         self._playing = False  # inside iterate(): sigma_t is that of self.iterations
         self._increments: _Increments | None = None  # (regret_plus) the iteration's weighted regrets
+        self._iteration_rows: Reservoir | None = None  # (iteration_rows) the iteration's regret rows, all of them
 
     # -- the policy ------------------------------------------------------------------------------
 
@@ -670,6 +682,11 @@ class Escher:
         if self.settings.regret_plus:
             self._increments = _Increments(obs, weight[keep, None] * regret)
             self.regrets.add(obs, mask, regret, weight[keep], rng, features)
+            self._iteration_rows = None
+            if self.settings.iteration_rows and len(obs):
+                self._iteration_rows = Reservoir(len(obs), obs.shape[1], mask.shape[1], "the iteration's regret rows",
+                                                 features.shape[1] if beliefs else 0)
+                self._iteration_rows.add(obs, mask, regret, weight[keep], rng, features)
             return
         self.regrets.add(obs, mask, regret, t * weight[keep], rng, features)
 
@@ -700,10 +717,12 @@ class Escher:
         return regret
 
     def _fit(self, net, opt, reservoir: Reservoir | None, steps: int, rng: np.random.Generator, loss_of,
-             ema=(None, 0.0), target_of=None) -> float:
+             ema=(None, 0.0), target_of=None, recent=(None, 0.0)) -> float:
         """``steps`` Adam steps of ``net`` on minibatches of ``reservoir``'s rows (and, given
         ``ema = (copy, decay)`` with a copy, its moving average of the weights after each).  Given ``target_of``, the
-        targets are ``target_of(*inputs)`` instead of the rows' own, and rows are always drawn by weight."""
+        targets are ``target_of(*inputs)`` instead of the rows' own, and rows are always drawn by weight.
+        Given ``recent = (rows, share)`` with rows (a :class:`Reservoir`), that share of each minibatch
+        is drawn from them by weight."""
         import torch
 
         if reservoir is None or not len(reservoir):
@@ -711,10 +730,16 @@ class Escher:
         net.train()
         loss = torch.zeros(())
         by_weight = reservoir.by_weight() if self.settings.merge or target_of is not None else None
+        sources = [(reservoir, by_weight, self.settings.minibatch)]
+        if recent[0] is not None and len(recent[0]):
+            n = max(1, round(recent[1] * self.settings.minibatch))
+            sources = [(reservoir, by_weight, self.settings.minibatch - n), (recent[0], recent[0].by_weight(), n)]
         for _ in range(steps):
-            i, weights = reservoir.draw(self.settings.minibatch, rng, by_weight)
-            inputs = reservoir.inputs(i)  # the observations (and, with beliefs, the ranges)
-            mask, target, weight = (torch.from_numpy(x) for x in (reservoir.mask[i], reservoir.target[i], weights))
+            parts = [(rows, *rows.draw(n, rng, cumulative)) for rows, cumulative, n in sources]
+            # the observations (and, with beliefs, the ranges), the masks, the targets and the weights
+            inputs = tuple(torch.cat(x) for x in zip(*(rows.inputs(i) for rows, i, _ in parts)))
+            mask, target, weight = (torch.from_numpy(np.concatenate(x)) for x in
+                                    zip(*((rows.mask[i], rows.target[i], w) for rows, i, w in parts)))
             if target_of is not None:
                 with torch.no_grad():
                     target = target_of(*inputs)
@@ -747,7 +772,7 @@ class Escher:
 
         # (weights span orders of magnitude: the rows are always drawn by them)
         return self._fit(self.regret_net, self.optimisers["regret"], self.regrets, self.settings.regret_steps, rng,
-                         _squared_error, target_of=target_of)
+                         _squared_error, target_of=target_of, recent=(self._iteration_rows, self.settings.iteration_rows))
 
     # -- checkpoints ------------------------------------------------------------------------------
 

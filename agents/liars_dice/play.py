@@ -472,8 +472,8 @@ def new_modules(args: Options, game, states) -> dict:
             regret_learning_rate=args.learning_rate, average_learning_rate=args.average_learning_rate,
             buffer=args.average_buffer, other_dice=args.other_dice, own_dice=args.own_dice,
             merge=args.merge_rows, regret_plus=args.regret_plus, average_power=args.average_power,
-            reach_floor=args.reach_floor, regret_decay=args.regret_decay, predictive_plus=args.predictive_plus,
-            average_ema=args.average_ema, beliefs=args.beliefs)
+            reach_floor=args.reach_floor, regret_decay=args.regret_decay, iteration_rows=args.iteration_rows,
+            predictive_plus=args.predictive_plus, average_ema=args.average_ema, beliefs=args.beliefs)
         return {"escher": Escher(game, args.hidden, args.critic_hidden, settings, args.average_hidden)}
 
     activation = args.activation

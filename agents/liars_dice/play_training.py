@@ -218,6 +218,7 @@ class Args:
     regret_plus: bool = True  # regret matching+ (floored sums, bootstrapped targets); false: regret matching
     reach_floor: float = 0.0  # regret matching+: the traverser's reach is floored at this in the rows' weights
     regret_decay: float = 1.0  # regret matching+: the sums are multiplied by this before each iteration's regrets are added
+    iteration_rows: float = 0.0  # regret matching+: this share of each regret minibatch comes from the iteration's own rows
     predictive_plus: bool = True  # regret matching+: sigma_t plays on the regret network plus its last change
     average_power: float = 2.0  # iteration t's policy is weighted t ** average_power in the average
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
@@ -236,9 +237,9 @@ class Args:
 METHOD_OPTIONS = {
     "escher": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor",
                "average_buffer", "average_steps", "average_learning_rate", "value_steps", "regret_steps",
-               "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "regret_decay", "predictive_plus",
-               "average_power", "average_ema", "average_hidden", "score_current", "lr_decay", "lr_hold", "lr_updates",
-               "beliefs"),
+               "other_dice", "own_dice", "merge_rows", "regret_plus", "reach_floor", "regret_decay", "iteration_rows",
+               "predictive_plus", "average_power", "average_ema", "average_hidden", "score_current", "lr_decay",
+               "lr_hold", "lr_updates", "beliefs"),
     "mmd": ("hidden", "critic_hidden", "learning_rate", "value_learning_rate", "minibatch", "lr_floor", "epochs",
             "eta", "alpha", "alpha_final", "magnet_every", "optimism", "explore", "explore_sharpness", "average",
             "average_buffer", "average_rows", "average_steps", "average_learning_rate", "average_weighting",
@@ -311,7 +312,7 @@ def check(args: Args) -> Args:
                ranges={"explore": (0.0, 1.0), "explore_sharpness": (0.0, 1.0), "lr_floor": (0.0, 1.0),
                        "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "average_power": (0.0, 4.0),
                        "regret_decay": (0.0, 1.0)},
-               shares=("average_ema", "reach_floor", "lr_hold"))
+               shares=("average_ema", "reach_floor", "lr_hold", "iteration_rows"))
     for name in ("lr_hold", "lr_updates"):
         if getattr(args, name) > 0 and args.lr_floor == 1.0:
             raise ValueError(f"{flag(name)} {getattr(args, name)} shapes the rates' decay, and there is none: "
@@ -324,6 +325,8 @@ def check(args: Args) -> Args:
             raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
         if args.regret_decay < 1.0 and not args.regret_plus:
             raise ValueError("--regret-decay is for --regret-plus (it decays the sums the regret network holds)")
+        if args.iteration_rows and not args.regret_plus:
+            raise ValueError("--iteration-rows is for --regret-plus (its fit adds the iteration's regrets to the sums)")
         if args.predictive_plus and not args.regret_plus:
             raise ValueError("--predictive-plus is for --regret-plus (it predicts with the last fit's change); "
                              "give --no-predictive-plus with --no-regret-plus")
@@ -387,14 +390,15 @@ def legacy_args(saved: dict) -> dict:
     of the average network itself, of ``--hidden``'s layers; the critic's rate was
     ``critic_learning_rate``; runs from before PPO's ``--advantage gae`` had its options at the
     values of :data:`INTRODUCED_WITH_GAE`; runs from before ``--lr-hold`` and ``--lr-updates``
-    decayed over the whole budget (``lr_hold`` and ``lr_updates`` 0), and before ``--regret-decay``
-    kept whole sums (1).  Options this version no longer has are dropped at the value that did what
-    this version does, and refused (``ValueError`` naming it) at another."""
+    decayed over the whole budget (``lr_hold`` and ``lr_updates`` 0), before ``--regret-decay``
+    kept whole sums (1), and before ``--iteration-rows`` fitted on the reservoir alone (0).  Options
+    this version no longer has are dropped at the value that did what this version does, and refused
+    (``ValueError`` naming it) at another."""
     if not isinstance(saved, dict):
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
-             "average_power": 1.0, "reach_floor": 0.0, "regret_decay": 1.0, "predictive_plus": False,
-             "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, "lr_updates": 0,
+             "average_power": 1.0, "reach_floor": 0.0, "regret_decay": 1.0, "iteration_rows": 0.0,
+             "predictive_plus": False, "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0, "lr_updates": 0,
              **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))

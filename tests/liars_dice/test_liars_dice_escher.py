@@ -371,6 +371,39 @@ def test_the_regret_decay_scales_the_sums_before_the_iteration_s_regrets_are_add
     assert not torch.allclose(targets[1.0], targets[0.5])
 
 
+def test_iteration_rows_draw_their_share_of_each_regret_minibatch_from_all_the_iteration_s_rows(monkeypatch):
+    """``iteration_rows = s``: each minibatch of the regret fit takes ``s`` of its rows from all of
+    the iteration's rows (by weight), where the reservoir kept only some, and the rest from the
+    reservoir; the targets at both are the bootstrapped ones."""
+    torch.manual_seed(0)
+    game = LiarsDiceGame(faces=3, wild="highest")
+    settings = EscherSettings(**{**SMALL.__dict__, "other_dice": "posterior", "own_dice": "all", "merge": True,
+                                 "regret_plus": True, "iteration_rows": 0.25, "buffer": 50})
+    learner = Escher(game, "16", "16", settings)
+    learner.iterations, learner._playing = 1, True
+    learner._add_samples(learner._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0)),
+                         np.random.default_rng(1))
+    rows = learner._iteration_rows
+    assert len(rows) == learner.regrets.seen > len(learner.regrets) == 50
+    assert np.array_equal(learner._increments.at(rows.obs) != 0, rows.target != 0)  # the iteration's own regrets
+    draws = []
+    original = Reservoir.draw
+    monkeypatch.setattr(Reservoir, "draw", lambda self, n, rng, by_weight=None:
+                        draws.append((self, n, by_weight is not None)) or original(self, n, rng, by_weight))
+    learner._fit_plus(np.random.default_rng(2))
+    share = round(0.25 * settings.minibatch)
+    assert draws == [(learner.regrets, settings.minibatch - share, True), (rows, share, True)] * settings.regret_steps
+    # without the share, the fit draws from the reservoir alone
+    plain = Escher(game, "16", "16", EscherSettings(**{**settings.__dict__, "iteration_rows": 0.0}))
+    plain.iterations, plain._playing = 1, True
+    plain._add_samples(plain._play(LiarsDiceBatch(SMALL.games, game=game), np.random.default_rng(0)),
+                       np.random.default_rng(1))
+    assert plain._iteration_rows is None
+    draws.clear()
+    plain._fit_plus(np.random.default_rng(2))
+    assert draws == [(plain.regrets, settings.minibatch, True)] * settings.regret_steps
+
+
 def test_the_average_weights_iteration_t_by_t_to_the_average_power():
     game = LiarsDiceGame(faces=3)
     weights = []
@@ -465,6 +498,11 @@ def test_regret_matching_plus_settings_are_checked():
             EscherSettings(regret_decay=decay)
     with pytest.raises(ValueError, match="regret_decay is for regret_plus"):
         EscherSettings(regret_plus=False, predictive_plus=False, regret_decay=0.99)
+    for share in (-0.1, 1.0):
+        with pytest.raises(ValueError, match="iteration_rows must be in"):
+            EscherSettings(iteration_rows=share)
+    with pytest.raises(ValueError, match="iteration_rows is for regret_plus"):
+        EscherSettings(regret_plus=False, predictive_plus=False, iteration_rows=0.5)
 
 
 def test_the_reach_floor_caps_the_weights_of_deep_decisions():

@@ -376,7 +376,8 @@ def test_a_poisoned_escher_checkpoint_is_refused(lp, escher_run, tmp_path, capsy
     ("--lr-decay", "step"), ("--gamma", "0"), ("--gamma", "1.5"), ("--gae-lambda", "2"), ("--value-coef", "0"),
     ("--kl", "-1"), ("--max-grad-norm", "-1"), ("--lr-hold", "1"), ("--lr-hold", "-0.1"),
     ("--lr-hold", "0.5"), ("--lr-updates", "2000"),  # (a hold or a length for no decay: --lr-floor is 1)
-    ("--lr-updates", "-1"), ("--regret-decay", "0"), ("--regret-decay", "1.01"),
+    ("--lr-updates", "-1"), ("--regret-decay", "0"), ("--regret-decay", "1.01"), ("--iteration-rows", "1"),
+    ("--iteration-rows", "-0.1"),
 ])
 def test_bad_options(lp, tmp_path, capsys, option, value):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", option, value])
@@ -425,8 +426,9 @@ def test_escher_average_network_of_its_own_width(lp, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("given", [["--no-regret-plus"], ["--no-regret-plus", "--reach-floor", "0.01"],
-                                   ["--no-regret-plus", "--no-predictive-plus", "--regret-decay", "0.99"]])
-def test_predictive_plus_the_reach_floor_and_the_regret_decay_need_regret_plus(lp, tmp_path, capsys, given):
+                                   ["--no-regret-plus", "--no-predictive-plus", "--regret-decay", "0.99"],
+                                   ["--no-regret-plus", "--no-predictive-plus", "--iteration-rows", "0.5"]])
+def test_predictive_plus_the_reach_floor_the_regret_decay_and_iteration_rows_need_regret_plus(lp, tmp_path, capsys, given):
     code, _, err = call(lp, capsys, ["--run-dir", str(tmp_path / "run"), "--steps", "10", "--method", "escher",
                                      *given])
     assert code == 2 and "is for --regret-plus" in err and "Traceback" not in err, err
@@ -467,7 +469,7 @@ def test_wild_keeps_its_old_spellings(lp):
     dealt = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False,  # ESCHER before these options
              "regret_plus": False, "average_power": 1.0, "reach_floor": 0.0, "predictive_plus": False,
              "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0,
-             "lr_updates": 0, "regret_decay": 1.0, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae, --entropy-anneal, --lr-hold)
+             "lr_updates": 0, "regret_decay": 1.0, "iteration_rows": 0.0, **lp.INTRODUCED_WITH_GAE}  # (and PPO before --advantage gae, --entropy-anneal, --lr-hold)
     assert lp.legacy_args(old) == {"wild": "highest", "faces": 6, "dice": "1", "value_steps": 32, "regret_steps": 64,
                                    **dealt}
     assert lp.legacy_args({"wild": False})["wild"] == "none"
