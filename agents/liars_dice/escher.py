@@ -771,8 +771,9 @@ class Escher:
             return torch.clamp(decay * before(obs, *ranges) + added, min=0.0)
 
         # (weights span orders of magnitude: the rows are always drawn by them)
+        recent = (self._iteration_rows, self.settings.iteration_rows)
         return self._fit(self.regret_net, self.optimisers["regret"], self.regrets, self.settings.regret_steps, rng,
-                         _squared_error, target_of=target_of, recent=(self._iteration_rows, self.settings.iteration_rows))
+                         _squared_error, target_of=target_of, recent=recent)
 
     # -- checkpoints ------------------------------------------------------------------------------
 

@@ -374,7 +374,7 @@ def test_the_regret_decay_scales_the_sums_before_the_iteration_s_regrets_are_add
 def test_iteration_rows_draw_their_share_of_each_regret_minibatch_from_all_the_iteration_s_rows(monkeypatch):
     """``iteration_rows = s``: each minibatch of the regret fit takes ``s`` of its rows from all of
     the iteration's rows (by weight), where the reservoir kept only some, and the rest from the
-    reservoir; the targets at both are the bootstrapped ones."""
+    reservoir."""
     torch.manual_seed(0)
     game = LiarsDiceGame(faces=3, wild="highest")
     settings = EscherSettings(**{**SMALL.__dict__, "other_dice": "posterior", "own_dice": "all", "merge": True,
