@@ -685,7 +685,7 @@ class Escher:
             self._iteration_rows = None
             if self.settings.iteration_rows and len(obs):
                 self._iteration_rows = Reservoir(len(obs), obs.shape[1], mask.shape[1], "the iteration's regret rows",
-                                                 features.shape[1] if beliefs else 0)
+                                                 features.shape[1])
                 self._iteration_rows.add(obs, mask, regret, weight[keep], rng, features)
             return
         self.regrets.add(obs, mask, regret, t * weight[keep], rng, features)

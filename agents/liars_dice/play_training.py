@@ -398,9 +398,8 @@ def legacy_args(saved: dict) -> dict:
         return saved
     saved = {"other_dice": "sampled", "own_dice": "dealt", "merge_rows": False, "regret_plus": False,
              "average_power": 1.0, "reach_floor": 0.0, "regret_decay": 1.0, "iteration_rows": 0.0,
-             "predictive_plus": False, "average_ema": 0.0, "beliefs": False, "entropy_anneal": False, "lr_hold": 0.0,
-             "lr_updates": 0,
-             **INTRODUCED_WITH_GAE, **saved}
+             "predictive_plus": False, "average_ema": 0.0, "beliefs": False, "entropy_anneal": False,
+             "lr_hold": 0.0, "lr_updates": 0, **INTRODUCED_WITH_GAE, **saved}
     if "critic_learning_rate" in saved:
         saved.setdefault("value_learning_rate", saved.pop("critic_learning_rate"))
     for name, default in REMOVED.items():
