@@ -325,6 +325,11 @@ class Reservoir:
         self.seen = seen
 
 
+def _joined(parts: tuple, join):
+    """``join(parts)``, or the one part itself (a minibatch drawn from one source is not copied again)."""
+    return parts[0] if len(parts) == 1 else join(parts)
+
+
 def draw_by_weight(cumulative: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` row indices drawn with replacement, each in proportion to its weight, given the rows'
     cumulative weights."""
@@ -737,8 +742,8 @@ class Escher:
         for _ in range(steps):
             parts = [(rows, *rows.draw(n, rng, cumulative)) for rows, cumulative, n in sources]
             # the observations (and, with beliefs, the ranges), the masks, the targets and the weights
-            inputs = tuple(torch.cat(x) for x in zip(*(rows.inputs(i) for rows, i, _ in parts)))
-            mask, target, weight = (torch.from_numpy(np.concatenate(x)) for x in
+            inputs = tuple(_joined(x, torch.cat) for x in zip(*(rows.inputs(i) for rows, i, _ in parts)))
+            mask, target, weight = (torch.from_numpy(_joined(x, np.concatenate)) for x in
                                     zip(*((rows.mask[i], rows.target[i], w) for rows, i, w in parts)))
             if target_of is not None:
                 with torch.no_grad():
