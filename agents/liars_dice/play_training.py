@@ -64,7 +64,8 @@ tree; the learner never sees it.  A "step" is one agent step: one decision, of e
 sampled game.  Where the tree does not fit in memory (two dice each) the scoring of a network
 learner is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`): there is no
 first evaluation, the values against the equilibrium are None, the current iterate of a learner
-with an average is scored only with ``score_current``, and the scoring time is not counted in
+with an average is scored only with ``score_current`` (if that scoring is over the time limit, the
+scored policy's score is kept and stderr says so), and the scoring time is not counted in
 ``minutes``; MCCFR's tables over every information state are refused there.
 
 Outputs, in ``run_dir``: ``tb/`` (TensorBoard), ``checkpoint.pt`` (replaced atomically after every
@@ -120,6 +121,7 @@ from dice_envs.agents.liars_dice.play import (
 )
 from dice_envs.agents.learn.presets import Learner
 from dice_envs.agents.liars_dice.streamed import fits_in_memory
+from dice_envs.core.resources import ResourceLimitError
 from dice_envs.agents.liars_dice.training import (
     StreamedScorer,
     TrainingLoop,
@@ -528,7 +530,15 @@ def train(args: Args) -> dict:
         else:
             scores = scorer.scores(scored, beliefs=bool(escher) and args.beliefs)
         if (escher is not None or args.average) and (args.score_current or not streamed):
-            scores["current_exploitability"] = scorer.policy_exploitability(current_policy)
+            try:
+                scores["current_exploitability"] = scorer.policy_exploitability(current_policy)
+            except ResourceLimitError as refused:
+                if not streamed:
+                    raise
+                # the scored policy's streamed score (minutes) is kept; a rerun with a higher limit scores this one
+                print(f"the current policy was not scored: {refused}. The scored policy's score is kept; rerun the "
+                      f"same command with --score-current under a higher limit to score the current policy",
+                      file=sys.stderr)
         return scores
 
     def score_current():

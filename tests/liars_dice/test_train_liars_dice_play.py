@@ -558,6 +558,33 @@ def test_escher_on_unequal_dice_scored_streamed(lp, tmp_path, capsys, monkeypatc
                                                                           abs=1e-6), err
 
 
+def test_a_current_policy_over_the_time_limit_keeps_the_streamed_score_of_the_average(lp, tmp_path, capsys,
+                                                                                         monkeypatch):
+    """With ``--score-current`` where the scoring is streamed, the current policy's scoring comes
+    after the average network's; refused over the time limit, it costs the average's score nothing:
+    the run ends with it, stderr names the refusal, and the finished run rerun under a higher
+    limit scores the current policy alone."""
+    from dice_envs.core.resources import ResourceLimitError
+
+    def over_the_limit(self, policy):
+        raise ResourceLimitError("the streamed evaluation would take about 1.5 hours of CPU time, over the limit "
+                                 "of 1 hour")
+
+    monkeypatch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
+    run = tmp_path / "run"
+    argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--run-dir", str(run), "--steps", "3000", "--eval-every",
+            "1000", "--score-current", *TINY]
+    with monkeypatch.context() as patch:
+        patch.setattr(liars_dice_training.StreamedScorer, "policy_exploitability", over_the_limit)
+        code, report, err = call(lp, capsys, argv)
+    assert code == 0 and 0 < report["exploitability"] < 1, err
+    assert report["current_exploitability"] is None and "current policy was not scored" in err
+    assert "over the limit of 1 hour" in err
+    code, rescored, err = call(lp, capsys, argv)
+    assert code == 0 and 0 < rescored["current_exploitability"] < 1, err
+    assert rescored["exploitability"] == report["exploitability"] and rescored["steps"] == report["steps"]
+
+
 def test_mmd_and_its_average_train_where_the_scoring_is_streamed(lp, tmp_path, capsys, monkeypatch):
     """Where the public tree does not fit in memory (two dice each) PPO and MMD train as ESCHER does, their
     network scored streamed (here forced on 1 v 2 three-faced dice, where the CLI's in-memory scoring gives
