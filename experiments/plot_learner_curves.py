@@ -92,6 +92,8 @@ PRESETS: Tuple[Preset, ...] = (
            _seeds("liars_dice_play_iig_ppo_ld1d6f_30min")),
     Preset("liars-dice", "iig-ppo-ld1d6f-nowild", "PPO with IIG-RL-Benchmark's settings, one die each, no wild face",
            _seeds("liars_dice_play_iig_ppo_ld1d6f_nowild_2850ksteps"), x="steps"),
+    Preset("liars-dice", "iig-ppo-1v2-aces", "PPO with IIG-RL-Benchmark's settings, one die against two, aces wild",
+           _seeds("liars_dice_play_iig_ppo_1v2_aces_5700ksteps"), x="steps"),
     Preset("liars-dice", "iig-ppo-ld2d5f", "PPO with IIG-RL-Benchmark's settings, LD2D5F",
            _seeds("liars_dice_play_iig_ppo_ld2d5f_10msteps"), x="steps"),
     Preset("liars-dice", "iig-mmd-ld2d5f", "MMD with IIG-RL-Benchmark's settings, LD2D5F",
