@@ -158,9 +158,10 @@ OWN_DICE = ("dealt", "all")
 class EscherSettings:
     """What one :class:`Escher` iteration does (see the module docstring).  The defaults are the
     recommended settings: predictive regret matching+ with posterior targets, rows for every roll
-    of the traverser, merged rows, the average weighted by ``t ** 2`` and scored as a moving average
-    of its weights; ``regret_plus=False, predictive_plus=False`` is Deep CFR's regret matching on
-    linearly weighted regrets."""
+    of the traverser, merged rows, the reach floored at 0.01, a quarter of each regret minibatch
+    from the iteration's own rows, the average weighted by ``t ** 2`` and scored as a moving average
+    of its weights; ``regret_plus=False, predictive_plus=False, reach_floor=0, iteration_rows=0`` is
+    Deep CFR's regret matching on linearly weighted regrets."""
 
     games: int = 8192  # games played per iteration (half of them traversing each player)
     value_steps: int = 16  # Adam steps fitting the history value network per iteration
@@ -176,9 +177,9 @@ class EscherSettings:
     merge: bool = True  # an iteration's equal rows become one, weighted by their number; minibatches by weight
     regret_plus: bool = True  # regret matching+: the regret network holds floored sums, fitted to bootstrapped targets
     average_power: float = 2.0  # iteration t's sigma_t is weighted t ** average_power in the average
-    reach_floor: float = 0.0  # (regret_plus) the traverser's reach is floored at this in the rows' weights
+    reach_floor: float = 0.01  # (regret_plus) the traverser's reach is floored at this in the rows' weights
     regret_decay: float = 1.0  # (regret_plus) the sums are multiplied by this before each iteration's regrets are added
-    iteration_rows: float = 0.0  # (regret_plus) this share of each regret minibatch comes from the iteration's own rows
+    iteration_rows: float = 0.25  # (regret_plus) this share of each regret minibatch comes from the iteration's own rows
     predictive_plus: bool = True  # (regret_plus) sigma_t plays on the network plus its change in the last fit
     average_ema: float = 0.995  # the learner's output is a moving average of the average network's weights (0: off)
     beliefs: bool = False  # the networks also take both players' ranges over their hands (see Escher)
@@ -203,7 +204,8 @@ class EscherSettings:
         if not 0.0 <= self.iteration_rows < 1.0:
             raise ValueError(f"iteration_rows must be in [0, 1), got {self.iteration_rows}")
         if self.iteration_rows and not self.regret_plus:
-            raise ValueError("iteration_rows is for regret_plus (its fit adds the iteration's regrets to the sums)")
+            raise ValueError("iteration_rows is for regret_plus (its fit adds the iteration's regrets to the sums); "
+                             "give iteration_rows=0 with regret_plus=False")
 
 
 def regret_matching(regrets, mask):

@@ -19,7 +19,8 @@ holds the learners' pieces):
   average-policy network (``average_hidden``, ``average_learning_rate``, ``average_steps``), fitted
   from two reservoirs of ``average_buffer`` rows each.  Its defaults are predictive regret
   matching+ with posterior targets (``regret_plus``, ``predictive_plus``, ``other_dice =
-  "posterior"``, ``own_dice = "all"``, ``merge_rows``, ``average_power = 2``, ``average_ema``);
+  "posterior"``, ``own_dice = "all"``, ``merge_rows``, ``reach_floor = 0.01``, ``iteration_rows =
+  0.25``, ``average_power = 2``, ``average_ema``);
   ``regret_plus = false`` plays Deep CFR's regret matching on linearly weighted regrets.  The
   average network is scored and saved; regret matching's exploitability is logged as
   ``current_exploitability`` (where the tree fits in memory, else with ``score_current``);
@@ -53,8 +54,9 @@ The network methods fit with ``epochs`` passes of Adam over minibatches of ``min
 budget (with ``lr_hold``, over its last ``1 - lr_hold``; with ``lr_updates``, over that many updates
 rather than the budget, whatever the budget), ``alpha_final`` decays MMD's ``alpha``
 geometrically (:func:`~dice_envs.agents.liars_dice.play.scheduled`).  The defaults of every
-option are the settings of the learner's best recorded result; the presets (``presets.toml`` in
-this module's folder) hold each recorded result's.
+option are the learner's recommended settings; ESCHER's are the one configuration that its presets
+run on every row but two dice each, with the row's game and budget alone.  The presets
+(``presets.toml`` in this module's folder) hold each recorded result's settings.
 
 Every ``eval_every`` updates, and at the end, the scored network (or table) is run over all
 information states, a batch of public nodes at a time, and its policy evaluated exactly
@@ -218,9 +220,9 @@ class Args:
     own_dice: str = "all"  # regret rows for each of the traverser's rolls | dealt (its dealt dice)
     merge_rows: bool = True  # an iteration's equal rows become one, by their number; minibatches by weight
     regret_plus: bool = True  # regret matching+ (floored sums, bootstrapped targets); false: regret matching
-    reach_floor: float = 0.0  # regret matching+: the traverser's reach is floored at this in the rows' weights
+    reach_floor: float = 0.01  # regret matching+: the traverser's reach is floored at this in the rows' weights
     regret_decay: float = 1.0  # regret matching+: the sums are multiplied by this before each iteration's regrets are added
-    iteration_rows: float = 0.0  # regret matching+: this share of each regret minibatch comes from the iteration's own rows
+    iteration_rows: float = 0.25  # regret matching+: this share of each regret minibatch comes from the iteration's own rows
     predictive_plus: bool = True  # regret matching+: sigma_t plays on the regret network plus its last change
     average_power: float = 2.0  # iteration t's policy is weighted t ** average_power in the average
     average_ema: float = 0.995  # scored and saved is a moving average (this decay per step) of the average net (0: off)
@@ -324,11 +326,13 @@ def check(args: Args) -> Args:
             raise ValueError(f"{flag(name)} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
     if args.method == "escher":
         if args.reach_floor and not args.regret_plus:
-            raise ValueError("--reach-floor is for --regret-plus (its rows' weights)")
+            raise ValueError("--reach-floor is for --regret-plus (its rows' weights); give --reach-floor 0 with "
+                             "--no-regret-plus")
         if args.regret_decay < 1.0 and not args.regret_plus:
             raise ValueError("--regret-decay is for --regret-plus (it decays the sums the regret network holds)")
         if args.iteration_rows and not args.regret_plus:
-            raise ValueError("--iteration-rows is for --regret-plus (its fit adds the iteration's regrets to the sums)")
+            raise ValueError("--iteration-rows is for --regret-plus (its fit adds the iteration's regrets to the sums); "
+                             "give --iteration-rows 0 with --no-regret-plus")
         if args.predictive_plus and not args.regret_plus:
             raise ValueError("--predictive-plus is for --regret-plus (it predicts with the last fit's change); "
                              "give --no-predictive-plus with --no-regret-plus")

@@ -55,6 +55,27 @@ def test_every_game_has_the_fixed_preset_names():
         "rllib-ppo"}
 
 
+#: the Liar's Dice rows that ESCHER's one configuration (the learner's defaults) meets, and what such a row's
+#: preset may set: its game, its budget and how often it is scored
+ESCHER_ROWS = ("escher-1v1", "escher-1v1-highest", "escher-1v2-aces", "escher-2v1-aces")
+ROW_KEYS = {"dice", "wild", "faces", "minutes", "steps", "eval_every"}
+
+
+def test_escher_runs_one_configuration_on_every_row_but_two_dice_each():
+    """Each row's preset sets its game and budget alone, so the rows' options differ only there, and its
+    records (checked above) were made with the learner's defaults."""
+    from dice_envs.agents.learn.presets import META_KEYS
+
+    presets = presets_of("liars-dice")
+    for name in ESCHER_ROWS:
+        assert presets[name]["learner"] == "escher"
+        assert set(presets[name]) - set(META_KEYS) <= ROW_KEYS, (name, set(presets[name]) - set(META_KEYS) - ROW_KEYS)
+    learned = [{key: value for key, value in dataclasses.asdict(command_options(parsed("liars-dice", "--preset",
+                                                                                       name))[1]).items()
+                if key not in ROW_KEYS | {"run_dir"}} for name in ESCHER_ROWS]
+    assert all(options == learned[0] for options in learned)
+
+
 def recorded_args(learner, data: dict) -> dict:
     """A recorded run's options, as this version names them."""
     from dice_envs.agents.liars_dice import full_width, play_training

@@ -27,7 +27,8 @@ from dice_envs.games.liars_dice.rules import LiarsDiceGame, LiarsDiceState  # no
 #: small, and plain: Deep CFR's regret matching on the dealt dice (the settings below add to it)
 SMALL = EscherSettings(games=256, value_steps=8, regret_steps=8, average_steps=8, minibatch=512, buffer=20_000,
                        value_learning_rate=1e-3, other_dice="sampled", own_dice="dealt", merge=False,
-                       regret_plus=False, predictive_plus=False, average_power=1.0, average_ema=0.0)
+                       regret_plus=False, predictive_plus=False, reach_floor=0.0, iteration_rows=0.0, average_power=1.0,
+                       average_ema=0.0)
 
 
 @settings(max_examples=200, deadline=None)

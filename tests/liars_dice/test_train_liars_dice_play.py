@@ -48,7 +48,8 @@ PPO_GAE = ["--method", "ppo", "--epochs", "8", "--advantage", "gae", "--gamma", 
 AVERAGE = ["--average", "--magnet-every", "20"]
 #: ESCHER with few Adam steps and small reservoirs, plain regret matching on the dealt dice
 PLAIN = ["--other-dice", "sampled", "--own-dice", "dealt", "--no-merge-rows", "--no-regret-plus",
-         "--no-predictive-plus", "--average-power", "1", "--average-ema", "0"]
+         "--no-predictive-plus", "--reach-floor", "0", "--iteration-rows", "0", "--average-power", "1",
+         "--average-ema", "0"]
 ESCHER = ["--method", "escher", *PLAIN, "--value-steps", "8", "--regret-steps", "8", "--average-steps", "8",
           "--average-buffer", "20000"]
 
