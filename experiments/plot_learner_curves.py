@@ -71,7 +71,7 @@ PRESETS: Tuple[Preset, ...] = (
     Preset("liars-dice", "escher-2v1-aces", "ESCHER, two dice against one, aces wild",
            _seeds("liars_dice_play_escher_2v1_aces_27086ksteps"), x="steps"),
     Preset("liars-dice", "escher-2v2-aces", "ESCHER, two dice each, aces wild (scored at the end)",
-           _seeds(f"{_ESCHER}_floor001_512x512a256c512_6faces_2v2_aces_60min")),
+           _seeds("liars_dice_play_escher_2v2_aces_7054ksteps"), x="steps"),
     Preset("liars-dice", "mmd-full-width", "Full-width optimistic MMD, one die each, no wild face",
            _seeds("liars_dice_mmd_6faces_30min_256x256")),
     Preset("liars-dice", "mmd-full-width-highest", "Full-width optimistic MMD, one die each, highest face wild",

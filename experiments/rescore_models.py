@@ -101,7 +101,7 @@ MODELS: Tuple[Figure, ...] = (
     Figure("zombie_dice_official_selfplay_seed1.zip", "zombie-dice", (), -0.0195129, 1e-7, group="zombie-dice",
            source="docs/games/zombie_dice.md"),
     Figure("liars_dice_play_escher_2v2_aces.pt", "liars-dice", (*_SIX, "--dice", "2", "2", "--wild", "aces"),
-           0.1047116, 1e-6, group="2v2", source="README.md"),
+           0.1047116, 1e-6, group="2v2", source=_ESCHER_PAGE),
     Figure("liars_dice_play_escher_2v2_aces.pt,liars_dice_play_escher_1v2_aces.pt,liars_dice_play_escher_1v1_aces.pt",
            "liars-dice-match", (), 0.0904469, 1e-6, group="whole-game", source=_ESCHER_PAGE),
     Figure("liars_dice_play_iig_ppo_ld2d5f.pt", "liars-dice", ("--game", "LD2D5F"), 0.1152759, 1e-6, group="ld2d5f",

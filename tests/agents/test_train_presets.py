@@ -296,7 +296,7 @@ def test_a_preset_starts_from_its_base_and_a_bad_base_is_refused(tmp_path):
 def test_list_presets_prints_budget_seeds_and_result(capsys):
     assert cli_main(["train", "liars-dice", "--list-presets"]) == 0
     out = capsys.readouterr().out
-    assert "escher-2v2-aces: escher, 60 min, seeds 0, 1" in out and "0.105 (seed 0)" in out
+    assert "escher-2v2-aces: escher, 7,053,684 steps, seeds 0, 1" in out and "0.0979 (seed 0)" in out
     assert "iig-mmd-ld2d5f: ppo (IIG-RL-Benchmark's MMD (PPO with a KL term)), 10,000,000 steps, seeds 0, 1" in out
 
 

@@ -30,9 +30,8 @@ def test_the_committed_page_is_what_the_records_give(leaderboard):
 def test_every_preset_with_records_is_a_row_with_its_recorded_values(leaderboard):
     rows = {row["learner"]: row for row in leaderboard.preset_rows()}
     escher = rows["`escher` (preset `escher-2v2-aces`)"]
-    assert escher["game"] == "LD2D6F-aces" and escher["budget"] == "60 min" and escher["seeds"] == [0, 1]
-    record = json.loads((ROOT / "experiments/figures/liars_dice_play_escher_plus_steps16_predictive_ema_floor001_"
-                                "512x512a256c512_6faces_2v2_aces_60min_seed0.json").read_text())
+    assert escher["game"] == "LD2D6F-aces" and escher["budget"] == "7,053,684 steps" and escher["seeds"] == [0, 1]
+    record = json.loads((ROOT / "experiments/figures/liars_dice_play_escher_2v2_aces_7054ksteps_seed0.json").read_text())
     assert escher["exploitability"][0] == record["exploitability"]
     assert "`rllib-ppo` (preset `rllib-ppo`)" not in rows  # no recorded run
     assert "IIG-RL-Benchmark's MMD (PPO with a KL term), `ppo` (preset `iig-mmd-ld2d5f`)" in rows  # its title
