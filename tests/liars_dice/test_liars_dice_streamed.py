@@ -271,16 +271,23 @@ def test_the_memory_estimate_covers_the_measured_peak_within_2x(monkeypatch, kwa
 
 @pytest.mark.parametrize("block_bits", [10, 12])
 def test_the_time_is_estimated_from_the_first_block_within_2x(monkeypatch, block_bits):
-    """Two four-faced dice each (2**16 public nodes) in blocks of 2**10 or 2**12 nodes: a second or two."""
+    """Two four-faced dice each (2**16 public nodes) in blocks of 2**10 or 2**12 nodes: a second or two.
+
+    The median of three evaluations' ratios is checked: CPU time too stretches when another process
+    shares the core's caches (one evaluation beside a package install took 2.7 times its first
+    block's pace), and the estimate is one block's pace."""
     import time
 
     game = LiarsDiceGame(dice_per_player=2, faces=4)
     checked = spy_estimates(monkeypatch)
-    t0 = time.process_time()  # the estimate's clock: CPU time, steady whatever else the machine runs
-    streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=block_bits)
-    seconds = time.process_time() - t0
-    estimate = next(s for _, s in checked if s is not None)
-    assert seconds / 2 <= estimate <= 2 * seconds
+    ratios = []
+    for _ in range(3):
+        checked.clear()
+        t0 = time.process_time()  # the estimate's clock: CPU time, steadier than wall time
+        streamed_evaluate(game, FunctionAgent(uniform_agent, "uniform"), block_bits=block_bits)
+        seconds = time.process_time() - t0
+        ratios.append(next(s for _, s in checked if s is not None) / seconds)
+    assert 0.5 <= float(np.median(ratios)) <= 2, ratios
 
 
 def test_a_long_evaluation_is_announced_and_one_over_the_time_limit_refused(monkeypatch, capsys):
