@@ -67,8 +67,10 @@ sampled game.  Where the tree does not fit in memory (two dice each) the scoring
 learner is streamed (:class:`dice_envs.agents.liars_dice.training.StreamedScorer`): there is no
 first evaluation, the values against the equilibrium are None, the current iterate of a learner
 with an average is scored only with ``score_current`` (if that scoring is over the time limit, the
-scored policy's score is kept and stderr says so), and the scoring time is not counted in
-``minutes``; MCCFR's tables over every information state are refused there.
+scored policy's score is kept and stderr says so), the scoring time is not counted in ``minutes``,
+and that time is estimated before the training (the untrained network's first block): a run that
+would end with a scoring over the time limit is refused before it trains.  MCCFR's tables over
+every information state are refused there.
 
 Outputs, in ``run_dir``: ``tb/`` (TensorBoard), ``checkpoint.pt`` (replaced atomically after every
 evaluation, after 10 minutes without one, and before every streamed scoring), ``model.pt`` (the
@@ -140,6 +142,7 @@ from dice_envs.agents.liars_dice.training import (
 )
 from dice_envs.agents.learn.runs import (
     budget_fraction,
+    budget_spent,
     check_args,
     damaged,
     flag,
@@ -570,6 +573,8 @@ def train(args: Args) -> dict:
             raise damaged(ckpt_path, f"its {what} are at iteration {learner.iterations}, its state at update "
                                      f"{loop.updates}", run)
     batch = LiarsDiceBatch(args.games, game=game)
+    if streamed and not budget_spent(args, loop.steps, loop.elapsed):  # over the time limit: refused now, not after
+        scorer.check_time(scored, beliefs=bool(escher) and args.beliefs)
     interrupted = loop.run()
     model_path = run / "model.pt"
     if cfr is not None and not interrupted:

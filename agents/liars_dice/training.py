@@ -293,6 +293,33 @@ class StreamedScorer:
         return jsonable({**evaluation_scores(ev), "value_vs_equilibrium": None, "value_vs_equilibrium_as_first": None,
                          "value_vs_equilibrium_as_second": None})
 
+    def check_time(self, net, beliefs: bool = False) -> None:
+        """Check the time of the scoring a run ends with before its training, not after it: the
+        streamed evaluation of ``net`` is run to its first block's estimate (a network's weights do not
+        change how long its answers take) and stopped there; a long one is announced (a
+        :class:`~dice_envs.core.resources.LongRunWarning`) and one over the time limit refused (a
+        :class:`~dice_envs.core.resources.ResourceLimitError` naming the limit), as :meth:`scores`
+        would after the training."""
+        from dice_envs.agents.liars_dice.learned import LearnedLiarsDicePolicy
+        from dice_envs.agents.liars_dice.streamed import streamed_evaluate
+        from dice_envs.core.resources import ResourceLimitError
+
+        class Estimated(Exception):
+            pass
+
+        def stop_once_estimated(done: int, blocks: int) -> None:
+            if done == 2:  # the estimate is checked after the first block
+                raise Estimated
+
+        try:
+            streamed_evaluate(self.game, LearnedLiarsDicePolicy(self.game, net, beliefs).probabilities,
+                              progress=stop_once_estimated)
+        except Estimated:
+            pass
+        except ResourceLimitError as refused:
+            raise ResourceLimitError(f"the run would end with a scoring over the time limit, so it is refused "
+                                     f"before training: {refused}") from None
+
     def policy_exploitability(self, policy) -> float:
         """The exploitability of ``policy``, a function ``(observations, masks) -> probabilities``,
         streamed (ESCHER's current policy: regret matching on its regret network)."""

@@ -586,6 +586,31 @@ def test_a_current_policy_over_the_time_limit_keeps_the_streamed_score_of_the_av
     assert rescored["exploitability"] == report["exploitability"] and rescored["steps"] == report["steps"]
 
 
+def test_a_streamed_scoring_over_the_time_limit_is_refused_before_the_training(lp, tmp_path, capsys, monkeypatch):
+    """Where the run ends with a streamed scoring, that scoring's time is estimated from its first block
+    with the untrained network before any update: over the limit, the run is refused there, naming the
+    limit, with nothing trained; within it, the run trains and scores as before."""
+    from dice_envs.agents.liars_dice import escher as escher_module
+    from dice_envs.agents.liars_dice import streamed as liars_dice_streamed
+
+    monkeypatch.setattr(lp.module, "make_scorer", lambda game, target: liars_dice_training.StreamedScorer(game))
+    monkeypatch.setattr(liars_dice_streamed, "DEFAULT_BLOCK_BITS", 2)  # blocks of 4 public nodes: an estimate
+    updates = []
+    real_iterate = escher_module.Escher.iterate
+    monkeypatch.setattr(escher_module.Escher, "iterate", lambda self, *a: (updates.append(1), real_iterate(self, *a))[1])
+    run = tmp_path / "run"
+    argv = [*ESCHER, "--dice", "1,2", "--wild", "aces", "--run-dir", str(run), "--steps", "2000", "--eval-every",
+            "1000", *TINY]
+    monkeypatch.setenv("DICE_ENVS_MAX_SECONDS", "0.000001")
+    code, report, err = call(lp, capsys, argv)
+    assert code == 2 and report is None and "refused before training: the streamed evaluation" in err, err
+    assert "over the limit of" in err and "--max-seconds" in err and "Traceback" not in err
+    assert not updates and not (run / "checkpoint.pt").exists()
+    monkeypatch.delenv("DICE_ENVS_MAX_SECONDS")
+    code, report, err = call(lp, capsys, argv)
+    assert code == 0 and updates and 0 < report["exploitability"] < 1, err
+
+
 def test_mmd_and_its_average_train_where_the_scoring_is_streamed(lp, tmp_path, capsys, monkeypatch):
     """Where the public tree does not fit in memory (two dice each) PPO and MMD train as ESCHER does, their
     network scored streamed (here forced on 1 v 2 three-faced dice, where the CLI's in-memory scoring gives
