@@ -51,7 +51,8 @@ def test_every_game_has_the_fixed_preset_names():
         "escher-1v1", "escher-1v1-highest", "escher-1v1-aces", "escher-1v2-aces", "escher-2v1-aces", "escher-2v2-aces",
         "pbs-1v1-highest",
         "mmd-full-width", "mmd-full-width-highest", "mccfr", "mccfr-highest", "mmd", "mmd-highest", "ppo",
-        "ppo-highest", "iig-ppo-ld2d5f", "iig-ppo-ld1d6f", "iig-ppo-ld1d6f-nowild", "iig-ppo-1v2-aces", "iig-mmd-ld2d5f",
+        "ppo-highest", "iig-ppo-ld2d5f", "iig-ppo-ld1d6f", "iig-ppo-ld1d6f-nowild", "iig-ppo-1v2-aces", "iig-ppo-2v1-aces",
+        "iig-mmd-ld2d5f", "iig-mmd-ld1d6f",
         "rllib-ppo"}
 
 
